@@ -1,0 +1,57 @@
+# ===========================================================================
+#        ax_xray_icache.m4: measured L1 instruction cache capacity
+# ===========================================================================
+#
+# SYNOPSIS
+#
+#   AX_XRAY_ICACHE([ACTION-IF-FOUND], [ACTION-IF-NOT-FOUND])
+#
+# DESCRIPTION
+#
+#   Measures, on the build machine and with the project's own compiler and
+#   flags, the capacity of the L1 instruction cache and of the decoded-op
+#   cache, by timing generated loops of growing code size (the X-Ray method
+#   of Yotov, Jackson, Steele, Pingali and Stodghill, LCPC 2005, with
+#   fetch-bound machine-code kernels).  The values are measured, never read
+#   from the operating system.
+#
+#   Cache variables (preset them to skip the measurement):
+#
+#     ax_cv_xray_l1i_size         L1I capacity in bytes
+#     ax_cv_xray_uop_cache_ops    decoded-op cache capacity in operations
+#                                 (0 where the core has none)
+#
+#   Options: --with-xray-l1i-size=N, --with-xray-uop-cache-ops=N.
+#
+#   Defines in config.h, and substitutes, when known:
+#
+#     XRAY_L1I_SIZE               L1I capacity in bytes
+#     XRAY_UOP_CACHE_OPS          decoded-op cache capacity in operations
+#
+#   and records both for AX_XRAY_CONFIG_HEADER.  When cross-compiling, or
+#   when the engine cannot run, a value is "unknown": nothing is defined, a
+#   warning names the option and cache variable to set, and
+#   ACTION-IF-NOT-FOUND runs (ACTION-IF-FOUND runs when both are known).
+#
+#   The engine program is built once per configure run as
+#   $(top_builddir)/xray-probe (see AX_XRAY_INIT in ax_xray_common.m4).
+#
+# LICENSE
+#
+#   Copyright (c) 2026 The xray authors
+#
+#   Copying and distribution of this file, with or without modification, are
+#   permitted in any medium without royalty provided the copyright notice
+#   and this notice are preserved.  This file is offered as-is, without any
+#   warranty.
+
+#serial 1
+
+AC_DEFUN([AX_XRAY_ICACHE], [
+_AX_XRAY_VALUE([ax_cv_xray_l1i_size], [XRAY_L1I_SIZE], [icache], [l1i-size],
+               [L1 instruction cache capacity], [bytes])
+ax_xray_icache_ok=$ax_xray_known
+_AX_XRAY_VALUE([ax_cv_xray_uop_cache_ops], [XRAY_UOP_CACHE_OPS], [icache], [uop-cache-ops],
+               [decoded-op cache capacity], [ops])
+AS_IF([test $ax_xray_icache_ok$ax_xray_known = yesyes], [$1], [$2])
+])

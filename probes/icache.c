@@ -1,0 +1,219 @@
+/* L1 instruction-cache capacity and decoded-op cache capacity.
+ *
+ * The paper's method (Yotov et al., LCPC 2005): time loops of growing code
+ * size and report the largest one that still runs at full speed.  Its
+ * statement, four independent register adds, is ALU-bound on wide cores:
+ * on Zen 3 it runs at one cycle per statement from 3 KB to 1.2 MB and shows
+ * no step at all.  A fetch-bound statement is needed, and C cannot express
+ * one, so the kernels are machine code:
+ *
+ *  - 8-byte NOPs need 32 bytes of fetch per cycle at four per cycle, more
+ *    than an L2 delivers: they step where the loop leaves the L1I;
+ *  - 4-byte NOPs need only 16 bytes per cycle, which the L2 sustains: they
+ *    step only where the loop leaves the decoded-op cache (their plateau
+ *    beyond it is the decoders' rate).
+ *
+ * A step of the 8-byte curve is the L1I edge when the level after it is
+ * slower than the decoders (the fetch could not keep up); otherwise it is
+ * the op cache seen through 8-byte NOPs, and the search goes on.
+ *
+ * Sizes are loop bytes: n statements plus the loop control.  The capacity is
+ * the footprint of the largest full-speed loop in whole 64-byte blocks
+ * (sharp edge), or the onset fitted on the transition (gradual, LRU-like
+ * edge), rounded to a block. */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Determinations at most, and how close two must be to confirm a value. */
+#define MAX_RUNS 5
+#define AGREE 0.03
+
+struct ctx {
+  xray_machine *m;
+  const struct xray_stmt *s;
+};
+
+static double
+loop_bytes(const struct xray_stmt *s, size_t n)
+{
+  return (double) n * s->len + XRAY_LOOP_TAIL_BYTES;
+}
+
+static size_t
+stmts_for(const struct xray_stmt *s, double bytes)
+{
+  double n = floor((bytes - XRAY_LOOP_TAIL_BYTES) / s->len);
+
+  return n < 1 ? 1 : (size_t) n;
+}
+
+static double
+point(void *p, double bytes)
+{
+  struct ctx *c = p;
+  size_t n = stmts_for(c->s, bytes);
+  double y = c->m->ops->code(c->m, c->s, n);
+
+  xray__trace(c->m, "icache", c->s->name, loop_bytes(c->s, n), y);
+  return y;
+}
+
+static int
+scan(struct ctx *c, struct xray__curve *cv, double hi)
+{
+  size_t i;
+
+  if (xray__scan(cv, 1024, hi, 8, point, c))
+    return -1;
+  for (i = 0; i < cv->n; i++)
+    if (!(cv->y[i] > 0))
+      return -1;
+  return 0;
+}
+
+/* Capacity in bytes of the edge of step st on curve cv, measured up from
+ * level lo (the plateau, or the decoders' rate for the L1I edge, so that an
+ * op-cache edge just below it is not taken for it). */
+static double
+edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, double lo,
+     int *gradual)
+{
+  double x = xray__refine_edge(cv->x[st->last_low], cv->x[st->first_high], lo, st->hi,
+                               64, point, c, gradual);
+
+  if (*gradual)
+    return floor(x / 64 + 0.5) * 64;
+  /* x is the largest full-speed loop: count the blocks it touches. */
+  return ceil(loop_bytes(c->s, stmts_for(c->s, x)) / 64) * 64;
+}
+
+/* One determination of both capacities from fresh scans.  Returns -1 if
+ * generated code cannot run; NAN for a capacity with no edge. */
+struct once {
+  double l1i, uop;
+  int l1i_gradual, uop_gradual;
+};
+
+static int
+measure_once(xray_machine *m, struct once *o)
+{
+  struct ctx c8 = { m, xray__stmt_find("nop8") }, c4 = { m, xray__stmt_find("nop4") };
+  struct xray__curve cv8 = { 0 }, cv4 = { 0 };
+  struct xray__step st8[8], st4[8];
+  size_t n8, n4, i;
+  double decode;
+  int rc = -1;
+
+  o->l1i = o->uop = NAN;
+  if (scan(&c4, &cv4, 256 * 1024) || scan(&c8, &cv8, 1024 * 1024))
+    goto out;
+  n4 = xray__find_steps(&cv4, 0.25, st4, 8);
+  n8 = xray__find_steps(&cv8, 0.25, st8, 8);
+
+  /* Op cache: the first step of the 4-byte curve. */
+  if (n4 > 0) {
+    o->uop = edge(&c4, &cv4, &st4[0], st4[0].lo, &o->uop_gradual) / c4.s->len * c4.s->ops;
+    decode = st4[0].hi;
+  } else {
+    o->uop = 0;
+    decode = xray__median(cv4.y, cv4.n);
+  }
+  for (i = 0; i < n8; i++)
+    if (st8[i].hi > 1.25 * decode) {
+      o->l1i = edge(&c8, &cv8, &st8[i], st8[i].lo > decode ? st8[i].lo : decode,
+                    &o->l1i_gradual);
+      break;
+    }
+  rc = 0;
+out:
+  xray__curve_free(&cv8);
+  xray__curve_free(&cv4);
+  return rc;
+}
+
+static void
+describe(xray_value *v, const xray_machine *m, const char *stmt, const double *runs, int n,
+         int confirmed, int gradual)
+{
+  const struct xray_stmt *s = xray__stmt_find(stmt);
+  size_t len;
+  int i;
+
+  snprintf(v->method, sizeof v->method,
+           "%s, %s (%u code bytes, %u op per statement); %s edge; %s after %d run%s:",
+           m->simulated ? "simulated machine" : "x86-64 machine code", s->desc, s->len, s->ops,
+           gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
+           n, n == 1 ? "" : "s");
+  for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
+    snprintf(v->method + len, sizeof v->method - len, " %.0f", runs[i]);
+}
+
+/* Report the consensus of the runs, or their median marked unconfirmed. */
+static void
+conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs, int n,
+         int gradual, const char *none)
+{
+  double ok[MAX_RUNS], c;
+  int i, k = 0, confirmed = xray__consensus(runs, (size_t) n, AGREE, &c);
+
+  for (i = 0; i < n; i++)
+    if (!isnan(runs[i]))
+      ok[k++] = runs[i];
+  if (!confirmed && k > 0)
+    c = xray__median(ok, (size_t) k);
+  describe(v, m, stmt, runs, n, confirmed, gradual);
+  if (k == 0) {
+    snprintf(v->reason, sizeof v->reason, "%s", none);
+    return;
+  }
+  v->value = floor(c + 0.5);
+  v->source = XRAY_SOURCE_MEASURED;
+}
+
+static int
+icache_run(xray_machine *m, xray_report *r)
+{
+  xray_value *l1i = xray_report_add(r, "XRAY_L1I_SIZE", "L1 instruction cache capacity", "bytes");
+  xray_value *uop = xray_report_add(r, "XRAY_UOP_CACHE_OPS",
+                                    "decoded-op cache capacity (0: none found)", "ops");
+  double l1[MAX_RUNS], up[MAX_RUNS], dummy;
+  struct once o = { 0 };
+  int n = 0;
+
+  if (!l1i || !uop)
+    return -1;
+  if (!m->simulated && !xray__mcode_isa()) {
+    snprintf(l1i->reason, sizeof l1i->reason,
+             "no machine-code backend for this ISA, and compiled C kernels are ALU-bound "
+             "(set the value with --with-xray-l1i-size)");
+    snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
+    return 0;
+  }
+  /* Repeat in fresh code buffers until both values are confirmed: a run can
+   * meet a host slowdown that changes the curve between scan and
+   * refinement, or a conflict tied to its buffer's pages. */
+  while (n < MAX_RUNS) {
+    m->ops->reset(m);
+    if (measure_once(m, &o)) {
+      snprintf(l1i->reason, sizeof l1i->reason, "cannot run generated code: %.170s", m->error);
+      snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
+      return -1;
+    }
+    l1[n] = o.l1i;
+    up[n] = o.uop;
+    n++;
+    if (xray__consensus(l1, (size_t) n, AGREE, &dummy)
+        && xray__consensus(up, (size_t) n, AGREE, &dummy))
+      break;
+  }
+  conclude(l1i, m, "nop8", l1, n, o.l1i_gradual,
+           "no fetch-bound step in loops of 1 KB to 1 MB of 8-byte NOPs");
+  conclude(uop, m, "nop4", up, n, o.uop_gradual, "no op-cache edge found");
+  return 0;
+}
+
+const xray_probe xray__probe_icache = {
+  "icache", "L1 instruction cache and decoded-op cache capacity", icache_run
+};

@@ -1,0 +1,226 @@
+/* xray: measure hardware parameters with the X-Ray micro-benchmarks. */
+#include "xray.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *prog = "xray";
+
+/* Outputs are written to a temporary file beside the target and renamed
+ * into place on success; the temporaries go on every other exit path,
+ * signals included. */
+struct outfile {
+  char *path, *tmp;
+  FILE *f;
+};
+static struct outfile outs[2];
+
+static void
+remove_temps(void)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof outs / sizeof *outs; i++)
+    if (outs[i].tmp)
+      unlink(outs[i].tmp);
+}
+
+static void
+on_signal(int sig)
+{
+  remove_temps();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static FILE *
+out_open(struct outfile *o, const char *path)
+{
+  int fd;
+
+  if (strcmp(path, "-") == 0)
+    return o->f = stdout;
+  o->path = strdup(path);
+  o->tmp = malloc(strlen(path) + 16);
+  if (!o->path || !o->tmp) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(1);
+  }
+  sprintf(o->tmp, "%s.tmpXXXXXX", path);
+  if ((fd = mkstemp(o->tmp)) < 0 || !(o->f = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: cannot create a file beside '%s': %s\n", prog, path, strerror(errno));
+    free(o->tmp);
+    o->tmp = NULL;
+    exit(1);
+  }
+  return o->f;
+}
+
+static int
+out_commit(struct outfile *o)
+{
+  if (!o->f || o->f == stdout)
+    return o->f ? fflush(stdout) : 0;
+  if (fclose(o->f) != 0 || rename(o->tmp, o->path) != 0) {
+    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, o->path, strerror(errno));
+    return -1;
+  }
+  free(o->tmp);
+  o->tmp = NULL;
+  return 0;
+}
+
+static void
+usage(FILE *f)
+{
+  size_t i;
+  const xray_probe *p;
+
+  fprintf(f,
+          "Usage: %s [OPTION]... [PROBE]...\n"
+          "Measure hardware parameters by timing generated micro-benchmarks\n"
+          "(the X-Ray method).  With no PROBE, run every probe.\n"
+          "\n"
+          "  -f, --format=FORMAT   text (default), json, shell or header\n"
+          "  -o, --output=FILE     write the results to FILE (replaced atomically)\n"
+          "  -t, --trace=FILE      write every measured point as CSV\n"
+          "                        (probe, kernel, code bytes, cycles per statement)\n"
+          "  -b, --budget=SECONDS  time one probe may spend (default 2)\n"
+          "  -s, --simulate=SPEC   measure a simulated machine instead of this one;\n"
+          "                        SPEC is a comma-separated list of items:\n"
+          "                          l1i=SIZE:WAYS:LINE[:lru|plru|random]\n"
+          "                          uop=OPS  noise=PERCENT  spikes=PERCENT  seed=N\n"
+          "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"
+          "  -l, --list            list the probes and exit\n"
+          "  -h, --help            display this help and exit\n"
+          "  -V, --version         output version information and exit\n"
+          "\nProbes:\n",
+          prog);
+  for (i = 0; (p = xray_probe_at(i)); i++)
+    fprintf(f, "  %-10s %s\n", p->name, p->summary);
+  fprintf(f,
+          "\nValues measured on this machine are labelled 'measured'; the operating\n"
+          "system's view is printed beside them and never replaces them.\n"
+          "\nExit status: 0 on success, 1 if a probe failed, 2 on a usage error.\n");
+}
+
+static void
+usage_error(const char *fmt, const char *arg)
+{
+  fprintf(stderr, "%s: ", prog);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+  exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "format", required_argument, 0, 'f' },
+    { "output", required_argument, 0, 'o' },
+    { "trace", required_argument, 0, 't' },
+    { "budget", required_argument, 0, 'b' },
+    { "simulate", required_argument, 0, 's' },
+    { "list", no_argument, 0, 'l' },
+    { "help", no_argument, 0, 'h' },
+    { "version", no_argument, 0, 'V' },
+    { 0, 0, 0, 0 }
+  };
+  xray_format fmt = XRAY_FORMAT_TEXT;
+  const char *output = "-", *trace = NULL, *simulate = NULL;
+  double budget = 2.0;
+  const xray_probe *sel[16];
+  size_t nsel = 0, i;
+  xray_machine *m;
+  static xray_report rep;
+  char err[256] = "";
+  int c, rc = 0;
+
+  while ((c = getopt_long(argc, argv, "f:o:t:b:s:lhV", opts, NULL)) != -1) {
+    char *end;
+    switch (c) {
+    case 'f':
+      if (xray_format_parse(optarg, &fmt))
+        usage_error("invalid --format '%s' (text, json, shell or header)", optarg);
+      break;
+    case 'o':
+      output = optarg;
+      break;
+    case 't':
+      trace = optarg;
+      break;
+    case 'b':
+      errno = 0;
+      budget = strtod(optarg, &end);
+      if (errno || end == optarg || *end || !(budget > 0) || budget > 3600)
+        usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", optarg);
+      break;
+    case 's':
+      simulate = optarg;
+      break;
+    case 'l':
+      for (i = 0; xray_probe_at(i); i++)
+        printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
+      return 0;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case 'V':
+      printf("xray %s\n", xray_version());
+      return 0;
+    default:
+      fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+      return 2;
+    }
+  }
+  for (; optind < argc; optind++) {
+    const xray_probe *p = xray_probe_find(argv[optind]);
+    if (!p) {
+      fprintf(stderr, "%s: unknown probe '%s' (known:", prog, argv[optind]);
+      for (i = 0; xray_probe_at(i); i++)
+        fprintf(stderr, " %s", xray_probe_at(i)->name);
+      fprintf(stderr, ")\nTry '%s --help' for more information.\n", prog);
+      return 2;
+    }
+    if (nsel < sizeof sel / sizeof *sel)
+      sel[nsel++] = p;
+  }
+  if (nsel == 0)
+    for (; xray_probe_at(nsel) && nsel < sizeof sel / sizeof *sel; nsel++)
+      sel[nsel] = xray_probe_at(nsel);
+
+  m = simulate ? xray_machine_simulated(simulate, err, sizeof err) : xray_machine_real(err, sizeof err);
+  if (!m) {
+    if (simulate)
+      usage_error("invalid --simulate: %s", err);
+    fprintf(stderr, "%s: %s\n", prog, err);
+    return 1;
+  }
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
+  atexit(remove_temps);
+
+  xray_machine_set_budget(m, budget);
+  if (trace)
+    xray_machine_set_trace(m, out_open(&outs[1], trace));
+  xray_report_init(&rep);
+  snprintf(rep.machine, sizeof rep.machine, "%s", xray_machine_describe(m));
+  rep.core_mhz = xray_machine_core_mhz(m);
+  for (i = 0; i < nsel; i++)
+    if (xray_probe_run(sel[i], m, &rep) != 0) {
+      fprintf(stderr, "%s: probe %s failed\n", prog, sel[i]->name);
+      rc = 1;
+    }
+  xray_machine_free(m);
+
+  xray_report_write(&rep, out_open(&outs[0], output), fmt);
+  if ((trace && out_commit(&outs[1])) || out_commit(&outs[0]))
+    rc = 1;
+  return rc;
+}

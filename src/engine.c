@@ -1,0 +1,281 @@
+/* Control-engine helpers: geometric scans, plateau and step detection,
+ * edge refinement.
+ *
+ * X-Ray's engine (mu + 2 sigma of one plateau, doubling, binary search) gave
+ * the right L1I in only 1-3 of 5 runs on a shared VM: sigma of a min-of-many
+ * estimate is tiny, so every small wobble crosses the threshold, and a
+ * binary search trusts each single point.  Instead:
+ *
+ *  - scan geometrically (8 points per octave), smooth with a median of three
+ *    (an isolated spike cannot move it, and unlike the paper's sliding
+ *    minimum it does not shift an edge);
+ *  - declare a step only when three consecutive points stand above the
+ *    current plateau by a relative jump, and take the levels on both sides
+ *    from the measured plateaus;
+ *  - refine between the last low and first high point.  Under LRU a cyclic
+ *    sweep of s bytes through a cache of capacity C and associativity A
+ *    misses on a fraction phi = (A+1)(s-C)/s of its accesses for
+ *    C < s < C(A+1)/A, so phi*s is linear in s and its zero is C exactly.
+ *    A least-squares fit over the transition therefore finds the onset; a
+ *    midpoint threshold would land at C(1 + 1/2A), 17 % high for 3 ways.
+ *    Where the edge is sharp, or the fit does not explain the points (real
+ *    caches are not LRU), the bracket around the point where the curve
+ *    crosses 60 % of the jump is narrowed to the granularity instead;
+ *  - confirm: a value is reported once two independent determinations
+ *    agree (xray__consensus). */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+xray__curve_add(struct xray__curve *c, double x, double y)
+{
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 64;
+    double *nx = realloc(c->x, cap * sizeof *nx), *ny;
+    if (!nx)
+      return -1;
+    c->x = nx;
+    if (!(ny = realloc(c->y, cap * sizeof *ny)))
+      return -1;
+    c->y = ny;
+    c->cap = cap;
+  }
+  c->x[c->n] = x;
+  c->y[c->n] = y;
+  c->n++;
+  return 0;
+}
+
+void
+xray__curve_free(struct xray__curve *c)
+{
+  free(c->x);
+  free(c->y);
+  memset(c, 0, sizeof *c);
+}
+
+static double
+med3(double a, double b, double c)
+{
+  if (a > b) {
+    double t = a;
+    a = b;
+    b = t;
+  }
+  return c < a ? a : c > b ? b : c;
+}
+
+void
+xray__smooth(const double *y, double *out, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    out[i] = (i == 0 || i + 1 == n) ? y[i] : med3(y[i - 1], y[i], y[i + 1]);
+  /* The ends have one neighbour: keep them only if not above both. */
+  if (n >= 3) {
+    if (out[0] > out[1] && out[0] > out[2])
+      out[0] = out[1];
+    if (out[n - 1] > out[n - 2] * 1.5)
+      out[n - 1] = out[n - 2];
+  }
+}
+
+double
+xray__median(const double *v, size_t n)
+{
+  double *t, r;
+  size_t i, j;
+
+  if (n == 0)
+    return NAN;
+  if (!(t = malloc(n * sizeof *t)))
+    return v[0];
+  memcpy(t, v, n * sizeof *t);
+  for (i = 1; i < n; i++)
+    for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
+      double s = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = s;
+    }
+  r = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+  free(t);
+  return r;
+}
+
+int
+xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
+           double (*f)(void *ctx, double x), void *ctx)
+{
+  double r = pow(2.0, 1.0 / per_octave), x;
+  int i;
+
+  for (i = 0; (x = lo * pow(r, i)) <= hi * 1.000001; i++)
+    if (xray__curve_add(c, x, f(ctx, x)))
+      return -1;
+  return 0;
+}
+
+size_t
+xray__find_steps(const struct xray__curve *c, double min_jump,
+                 struct xray__step *out, size_t max)
+{
+  double *m, level;
+  size_t n = c->n, i, j, k, nsteps = 0, start = 0;
+
+  if (n < 4 || !(m = malloc(n * sizeof *m)))
+    return 0;
+  xray__smooth(c->y, m, n);
+  i = 1;
+  while (i + 2 < n && nsteps < max) {
+    /* The plateau level is the median of its points so far. */
+    level = xray__median(m + start, i - start);
+    if (!(m[i] > level * (1 + min_jump) && m[i + 1] > level * (1 + min_jump)
+          && m[i + 2] > level * (1 + min_jump))) {
+      i++;
+      continue;
+    }
+    /* Rise until the curve stops climbing: the next plateau begins where
+     * three points agree within half the jump. */
+    for (j = i; j + 2 < n; j++)
+      if (fabs(m[j + 1] - m[j]) < m[j] * min_jump / 2
+          && fabs(m[j + 2] - m[j]) < m[j] * min_jump / 2)
+        break;
+    if (j + 2 >= n)
+      j = n - 1;
+    k = j + 3 < n ? j + 3 : n;
+    out[nsteps].last_low = i - 1;
+    out[nsteps].first_high = j;
+    out[nsteps].lo = level;
+    out[nsteps].hi = xray__median(m + j, k - j);
+    /* The onset is the last point still within the low plateau. */
+    while (out[nsteps].last_low > start
+           && m[out[nsteps].last_low] > level * (1 + min_jump / 2))
+      out[nsteps].last_low--;
+    nsteps++;
+    start = j;
+    i = j + 1;
+  }
+  free(m);
+  return nsteps;
+}
+
+/* Crossing level for a sharp edge, as a fraction of the jump. */
+#define XRAY_EDGE_PHI 0.6
+
+static double
+snap(double x, double g)
+{
+  return floor(x / g + 0.5) * g;
+}
+
+/* Least-squares fit of phi*x = slope*(x - c) over the transition points;
+ * accepted only if the line explains each of them within 0.12 in phi (an
+ * LRU-like edge).  Returns c, or NAN. */
+static double
+fit_lru(const double *xs, const double *phi, int n)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, slope, icpt, c;
+  int k, nt = 0;
+
+  for (k = 0; k < n; k++)
+    if (phi[k] >= 0.1 && phi[k] <= 0.9) {
+      sx += xs[k];
+      sy += phi[k] * xs[k];
+      sxx += xs[k] * xs[k];
+      sxy += xs[k] * phi[k] * xs[k];
+      nt++;
+    }
+  if (nt < 4 || nt * sxx - sx * sx <= 0)
+    return NAN;
+  slope = (nt * sxy - sx * sy) / (nt * sxx - sx * sx);
+  icpt = (sy - slope * sx) / nt;
+  if (slope < 1.5)
+    return NAN;
+  c = -icpt / slope;
+  for (k = 0; k < n; k++) {
+    double pred = xs[k] <= c ? 0 : slope * (xs[k] - c) / xs[k];
+    if (pred > 1)
+      pred = 1;
+    /* A point faster than the low level (an op-cache plateau below the
+     * decoders) counts as low. */
+    if (phi[k] <= 0.95 && fabs(pred - fmax(phi[k], 0)) > 0.12)
+      return NAN;
+  }
+  return c;
+}
+
+double
+xray__refine_edge(double a, double b, double lo, double hi, double g,
+                  double (*f)(void *ctx, double x), void *ctx, int *gradual)
+{
+  enum { K = 12, ROUNDS = 6, MAXP = K * ROUNDS };
+  double xs[MAXP], ys[MAXP], sm[MAXP], phi[MAXP], c;
+  int round, k, j, n = 0, first_high;
+
+  *gradual = 0;
+  for (round = 0; round < ROUNDS; round++) {
+    /* Add K points over [a, b], keeping every point so far sorted: the
+     * fit and the smoothing see all of them. */
+    for (k = 0; k < K; k++) {
+      double x = snap(a + (b - a) * k / (K - 1), g);
+      for (j = 0; j < n && xs[j] < x; j++)
+        ;
+      if (j < n && xs[j] == x)
+        continue;
+      memmove(xs + j + 1, xs + j, (size_t) (n - j) * sizeof *xs);
+      memmove(ys + j + 1, ys + j, (size_t) (n - j) * sizeof *ys);
+      xs[j] = x;
+      ys[j] = f(ctx, x);
+      n++;
+    }
+    xray__smooth(ys, sm, (size_t) n);
+    first_high = -1;
+    for (k = 0; k < n; k++) {
+      phi[k] = (sm[k] - lo) / (hi - lo);
+      if (phi[k] >= XRAY_EDGE_PHI && first_high < 0)
+        first_high = k;
+    }
+    /* The onset may lie before the points (a coarse point already in the
+     * transition passes for low), but not by more than their span. */
+    if (first_high > 0 && !isnan(c = fit_lru(xs, phi, n))
+        && c >= xs[0] - (xs[n - 1] - xs[0])) {
+      *gradual = 1;
+      return c;
+    }
+    if (first_high == 0) {       /* all high: the edge lies before them */
+      b = xs[0];
+      a = xs[0] - 2 * (xs[n - 1] - xs[0]);
+      if (a < g)
+        a = g;
+    } else if (first_high < 0) { /* all low: the edge lies after them */
+      a = xs[n - 1];
+      b = xs[n - 1] + 2 * (xs[n - 1] - xs[0]);
+    } else {
+      a = xs[first_high - 1];
+      b = xs[first_high];
+      if (b - a <= g)
+        return a;
+    }
+    if (n + K > MAXP)
+      break;
+  }
+  return a;
+}
+
+int
+xray__consensus(const double *v, size_t n, double tol, double *out)
+{
+  size_t i, j;
+
+  for (i = n; i-- > 0;)
+    for (j = 0; j < i; j++)
+      if (!isnan(v[i]) && !isnan(v[j]) && fabs(v[i] - v[j]) <= tol * fmax(v[i], v[j])) {
+        *out = fmax(v[i], v[j]);
+        return 1;
+      }
+  return 0;
+}

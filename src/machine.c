@@ -1,0 +1,208 @@
+/* The real machine: generated machine code timed by the sampler, cycles of
+ * the core clock from a dependent-add chain timed the same way. */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KINDS 8
+
+struct real {
+  struct xray_machine base;
+  struct xray__sampler sampler;
+  struct {
+    const struct xray_stmt *stmt;
+    struct xray_mcode *code;
+    struct xray__ref ref;
+  } kind[MAX_KINDS];
+  double ticks_per_cycle;
+};
+
+struct run_ctx {
+  const struct xray_mcode *code;
+  size_t n;
+};
+
+static void
+run_code(void *ctx, uint64_t iters)
+{
+  const struct run_ctx *r = ctx;
+
+  xray__mcode_run(r->code, r->n, iters);
+}
+
+/* Largest loop any probe asks for: 2 MB of code. */
+#define CODE_BYTES_MAX (2u << 20)
+
+static int
+kind_for(struct real *m, const struct xray_stmt *s)
+{
+  int i;
+
+  for (i = 0; i < MAX_KINDS && m->kind[i].stmt; i++)
+    if (m->kind[i].stmt == s)
+      return i;
+  if (i == MAX_KINDS)
+    return -1;
+  m->kind[i].code = xray__mcode_new(s, CODE_BYTES_MAX / s->len, m->base.error,
+                                    sizeof m->base.error);
+  if (!m->kind[i].code)
+    return -1;
+  m->kind[i].stmt = s;
+  return i;
+}
+
+static double
+real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
+{
+  struct real *m = (struct real *) base;
+  struct run_ctx ctx, refctx;
+  struct xray__kernel k = { run_code, &ctx };
+  int i = kind_for(m, s);
+
+  if (i < 0)
+    return NAN;
+  if (n > m->kind[i].code->nmax)
+    n = m->kind[i].code->nmax;
+  ctx.code = m->kind[i].code;
+  ctx.n = n;
+  if (!m->kind[i].ref.k.run) {
+    /* Reference: 2 KB of the same statement, resident in every cache. */
+    refctx.code = ctx.code;
+    refctx.n = 2048 / s->len;
+    m->kind[i].ref.k.run = run_code;
+    m->kind[i].ref.k.ctx = malloc(sizeof refctx);
+    if (!m->kind[i].ref.k.ctx)
+      return NAN;
+    memcpy(m->kind[i].ref.k.ctx, &refctx, sizeof refctx);
+  }
+  return xray__measure(&m->sampler, &k, &m->kind[i].ref) / (double) n / m->ticks_per_cycle;
+}
+
+static void
+real_reset(xray_machine *base)
+{
+  struct real *m = (struct real *) base;
+  int i;
+
+  for (i = 0; i < MAX_KINDS; i++) {
+    xray__mcode_free(m->kind[i].code);
+    free(m->kind[i].ref.k.ctx);
+  }
+  memset(m->kind, 0, sizeof m->kind);
+}
+
+static void
+real_free(xray_machine *base)
+{
+  real_reset(base);
+  free(base);
+}
+
+static const struct xray__machine_ops real_ops = { real_code, real_reset, real_free };
+
+/* Core clock: a chain of 1000 dependent adds, one cycle each, as the
+ * minimum over many short samples (the maximum frequency seen). */
+static int
+calibrate(struct real *m)
+{
+  const struct xray_stmt *chain = xray__stmt_find("addchain");
+  struct run_ctx ctx;
+  struct xray__kernel k = { run_code, &ctx };
+  struct xray__sampler s;
+  int i;
+
+  if (!xray__mcode_isa() || (i = kind_for(m, chain)) < 0) {
+    /* Without generated code, a cycle is a tick; probes say so. */
+    m->ticks_per_cycle = 1;
+    m->base.core_hz = 0;
+    return 0;
+  }
+  ctx.code = m->kind[i].code;
+  ctx.n = 1000;
+  /* An idle core runs slow for a while: spin 30 ms before timing. */
+  {
+    double t0 = xray__now();
+    while (xray__now() - t0 < 0.03)
+      xray__mcode_run(ctx.code, ctx.n, 100);
+  }
+  xray__sampler_init(&s, 1.0);
+  s.want = 30;
+  s.min_attempts = 30;
+  m->ticks_per_cycle = xray__measure(&s, &k, NULL) / 1000;
+  m->base.core_hz = m->base.tick_hz / m->ticks_per_cycle;
+  return 0;
+}
+
+xray_machine *
+xray_machine_real(char *err, size_t errlen)
+{
+  struct real *m = calloc(1, sizeof *m);
+
+  if (!m) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  m->base.ops = &real_ops;
+  m->base.budget = 2.0;
+  m->base.tick_hz = xray__tick_hz();
+  calibrate(m);
+  snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz, core %.1f MHz)",
+           xray__tick_source(), m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
+  xray__machine_begin(&m->base);
+  return &m->base;
+}
+
+void
+xray__machine_begin(xray_machine *base)
+{
+  if (!base->simulated)
+    xray__sampler_init(&((struct real *) base)->sampler, base->budget);
+}
+
+void
+xray_machine_free(xray_machine *m)
+{
+  if (m)
+    m->ops->free(m);
+}
+
+void
+xray_machine_set_budget(xray_machine *m, double seconds)
+{
+  m->budget = seconds;
+}
+
+void
+xray_machine_set_trace(xray_machine *m, FILE *f)
+{
+  m->trace = f;
+  if (f)
+    fprintf(f, "probe,kernel,code_bytes,cycles_per_statement\n");
+}
+
+const char *
+xray_machine_describe(const xray_machine *m)
+{
+  return m->desc;
+}
+
+int
+xray_machine_is_simulated(const xray_machine *m)
+{
+  return m->simulated;
+}
+
+double
+xray_machine_core_mhz(const xray_machine *m)
+{
+  return m->core_hz / 1e6;
+}
+
+void
+xray__trace(xray_machine *m, const char *probe, const char *kernel, double bytes, double cycles)
+{
+  if (m->trace)
+    fprintf(m->trace, "%s,%s,%.0f,%.5f\n", probe, kernel, bytes, cycles);
+}

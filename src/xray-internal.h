@@ -1,0 +1,144 @@
+/* Internal interfaces of libxray (symbols xray__*).  Not installed as a
+ * header; the engine sources are installed for the AX_XRAY_* macros. */
+#ifndef XRAY_INTERNAL_H
+#define XRAY_INTERNAL_H
+
+#include "xray.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* tick.c */
+uint64_t xray__ticks(void);
+double xray__tick_hz(void);
+double xray__now(void);
+const char *xray__tick_source(void);
+
+/* mcode.c: statements the machine-code backend can emit. */
+struct xray_stmt {
+  const char *name;
+  const char *desc;
+  unsigned len;                 /* code bytes */
+  unsigned ops;                 /* instructions */
+  unsigned char bytes[16];
+  const char *asm_text;         /* the same instruction(s) for GNU as */
+};
+
+/* The loop control after the body: dec, jz, jmp (8 bytes, 3 instructions). */
+#define XRAY_LOOP_TAIL_BYTES 8
+#define XRAY_LOOP_TAIL_OPS 3
+
+struct xray_mcode {
+  void *mem;
+  size_t maplen;
+  unsigned char *end;           /* address of the loop tail */
+  size_t nmax;
+  const struct xray_stmt *stmt;
+};
+
+const char *xray__mcode_isa(void);
+const struct xray_stmt *xray__stmt_find(const char *name);
+const struct xray_stmt *xray__stmt_at(size_t i);
+struct xray_mcode *xray__mcode_new(const struct xray_stmt *s, size_t nmax,
+                                   char *err, size_t errlen);
+void xray__mcode_free(struct xray_mcode *k);
+void xray__mcode_run(const struct xray_mcode *k, size_t n, uint64_t iters);
+int xray__mcode_bytes(const struct xray_stmt *s, size_t nmax,
+                      unsigned char **out, size_t *outlen);
+int xray__mcode_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
+
+/* gen.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
+enum xray_cstyle { XRAY_STYLE_BARRIER, XRAY_STYLE_SWITCH };
+
+struct xray_cspec {
+  const char *stmts;            /* "p0 = p0 + p1" or "S1|S2|..." */
+  const char *type;             /* C type of p0..p(nvars-1) */
+  int nvars;
+  int unroll;                   /* statements per iteration, at least */
+  enum xray_cstyle style;
+};
+
+int xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen);
+int xray__gen_c_main(FILE *f, const struct xray_cspec *c);
+
+/* sample.c: a timed kernel is a callback that runs `iters` iterations. */
+struct xray__kernel {
+  void (*run)(void *ctx, uint64_t iters);
+  void *ctx;
+};
+
+struct xray__ref {              /* reference kernel for gated sampling */
+  struct xray__kernel k;
+  uint64_t iters;               /* 0 until first used */
+  double best;                  /* best ticks seen for iters */
+};
+
+struct xray__sampler {
+  uint64_t target;              /* ticks per sample */
+  int want;                     /* accepted samples wanted */
+  int min_attempts, max_attempts;
+  double tolerance;             /* reference gate */
+  double deadline;              /* xray__now() after which we hurry */
+  int unsure;                   /* points that had no accepted sample */
+};
+
+uint64_t xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks);
+void xray__sampler_init(struct xray__sampler *s, double seconds);
+double xray__measure(struct xray__sampler *s, const struct xray__kernel *k,
+                     struct xray__ref *r);
+
+/* engine.c: control-engine helpers */
+struct xray__curve {
+  size_t n, cap;
+  double *x, *y;
+};
+
+struct xray__step {
+  size_t last_low;              /* last point on the low plateau */
+  size_t first_high;            /* first point on the high plateau */
+  double lo, hi;                /* plateau levels */
+};
+
+int xray__curve_add(struct xray__curve *c, double x, double y);
+void xray__curve_free(struct xray__curve *c);
+void xray__smooth(const double *y, double *out, size_t n);
+double xray__median(const double *v, size_t n);
+int xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
+               double (*f)(void *ctx, double x), void *ctx);
+size_t xray__find_steps(const struct xray__curve *c, double min_jump,
+                        struct xray__step *out, size_t max);
+double xray__refine_edge(double a, double b, double lo, double hi, double g,
+                         double (*f)(void *ctx, double x), void *ctx, int *gradual);
+
+/* Two of the n values agreeing within tol (relative): 1 and the larger. */
+int xray__consensus(const double *v, size_t n, double tol, double *out);
+
+/* machine.c: the two measurement backends behind one interface. */
+struct xray__machine_ops {
+  /* Cycles per statement of a loop of n statements s; NAN if impossible. */
+  double (*code)(xray_machine *m, const struct xray_stmt *s, size_t n);
+  /* Drop generated code, so the next measurement runs in fresh memory. */
+  void (*reset)(xray_machine *m);
+  void (*free)(xray_machine *m);
+};
+
+struct xray_machine {
+  const struct xray__machine_ops *ops;
+  int simulated;
+  char desc[200];
+  double budget;                /* seconds one probe may spend */
+  FILE *trace;                  /* CSV of every measured point, or NULL */
+  double tick_hz, core_hz;      /* real machine only */
+  char error[200];              /* why a measurement was impossible */
+};
+
+/* The OS view of a value (sysfs, sysconf, hwloc), or the simulated truth. */
+int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
+int xray__sim_truth(const xray_machine *m, const char *name, double *v);
+
+void xray__trace(xray_machine *m, const char *probe, const char *kernel,
+                 double bytes, double cycles);
+void xray__machine_begin(xray_machine *m);
+
+#endif

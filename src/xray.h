@@ -1,0 +1,113 @@
+/* libxray: hardware parameters measured by timing generated
+ * micro-benchmarks (the X-Ray method of Yotov, Pingali and Stodghill).
+ *
+ *   char err[256];
+ *   xray_machine *m = xray_machine_real(err, sizeof err);
+ *   xray_report r;
+ *   xray_report_init(&r);
+ *   xray_probe_run(xray_probe_find("icache"), m, &r);
+ *   xray_report_write(&r, stdout, XRAY_FORMAT_JSON);
+ *   xray_machine_free(m);
+ */
+#ifndef XRAY_H
+#define XRAY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XRAY_VERSION "0.1.0"
+#define XRAY_API_VERSION 1
+
+const char *xray_version(void);
+
+/* --- machines: where measurements are taken ------------------------------ */
+
+typedef struct xray_machine xray_machine;
+
+/* This machine.  Calibrates the tick source and the core clock (~50 ms). */
+xray_machine *xray_machine_real(char *err, size_t errlen);
+
+/* A simulated machine, e.g. "l1i=48K:12:64,uop=4096" (see xray(1)).
+ * Returns NULL and a message naming what to fix on a malformed spec. */
+xray_machine *xray_machine_simulated(const char *spec, char *err, size_t errlen);
+
+void xray_machine_free(xray_machine *m);
+void xray_machine_set_budget(xray_machine *m, double seconds_per_probe);
+void xray_machine_set_trace(xray_machine *m, FILE *csv);
+const char *xray_machine_describe(const xray_machine *m);
+int xray_machine_is_simulated(const xray_machine *m);
+double xray_machine_core_mhz(const xray_machine *m);   /* 0 if unknown */
+
+/* --- results ------------------------------------------------------------- */
+
+typedef enum xray_source {
+  XRAY_SOURCE_MEASURED,         /* timed on this machine */
+  XRAY_SOURCE_OVERRIDE,         /* given by the user */
+  XRAY_SOURCE_OS,               /* read from the operating system */
+  XRAY_SOURCE_DEFAULT,          /* a built-in default */
+  XRAY_SOURCE_UNKNOWN           /* could not be established; see reason */
+} xray_source;
+
+typedef struct xray_value {
+  char name[48];                /* define name, e.g. XRAY_L1I_SIZE */
+  char desc[96];
+  char unit[16];                /* "bytes", "ops", ... */
+  double value;
+  xray_source source;
+  int have_os;                  /* the OS view below is set */
+  double os_value;
+  char os_source[48];           /* "sysfs", "sysconf", "hwloc" */
+  int disagree;                 /* measured and OS differ by > tolerance */
+  double seconds;               /* spent measuring this value's probe */
+  char method[200];             /* kernel, bytes per statement, backend */
+  char reason[200];             /* why unknown */
+} xray_value;
+
+#define XRAY_REPORT_MAX 64
+
+typedef struct xray_report {
+  size_t n;
+  xray_value v[XRAY_REPORT_MAX];
+  char machine[200];
+  char tick_source[32];
+  double core_mhz;
+  double seconds;
+} xray_report;
+
+void xray_report_init(xray_report *r);
+xray_value *xray_report_add(xray_report *r, const char *name, const char *desc,
+                            const char *unit);
+const xray_value *xray_report_get(const xray_report *r, const char *name);
+
+typedef enum xray_format {
+  XRAY_FORMAT_TEXT,
+  XRAY_FORMAT_JSON,
+  XRAY_FORMAT_SHELL,            /* NAME=VALUE lines */
+  XRAY_FORMAT_HEADER            /* #define lines */
+} xray_format;
+
+int xray_format_parse(const char *s, xray_format *f);
+int xray_report_write(const xray_report *r, FILE *f, xray_format fmt);
+
+/* --- probes -------------------------------------------------------------- */
+
+typedef struct xray_probe {
+  const char *name;             /* "icache" */
+  const char *summary;
+  int (*run)(xray_machine *m, xray_report *r);
+} xray_probe;
+
+const xray_probe *xray_probe_find(const char *name);
+const xray_probe *xray_probe_at(size_t i);      /* NULL past the last */
+/* Runs one probe, adds its values, fills the OS view; 0 on success. */
+int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,78 @@
+/* The I-cache engine against simulated machines whose geometry is known:
+ * sizes that are not powers of two, 1- to 20-way, 32- to 128-byte lines,
+ * LRU, tree-PLRU and random replacement, with and without an op cache,
+ * with measurement noise and isolated spikes.  Deterministic: the noise is
+ * seeded.  Pass: both capacities within 3 % (an absent op cache exactly 0). */
+#include "xray-internal.h"
+#include "../tap.h"
+
+#include <string.h>
+
+static const char *const specs[] = {
+  "l1i=8K:2:64",
+  "l1i=12K:3:64",
+  "l1i=16K:4:64,uop=1536",
+  "l1i=20K:5:64",
+  "l1i=20K:20:64",
+  "l1i=24K:3:64",
+  "l1i=24K:6:64,uop=2304",
+  "l1i=32K:8:64,uop=4096",
+  "l1i=32K:8:64:plru,uop=4096",
+  "l1i=32K:8:64:random",
+  "l1i=36K:9:64,uop=4096",
+  "l1i=40K:5:64,uop=2304",
+  "l1i=48K:12:64,uop=4096",
+  "l1i=48K:3:64",
+  "l1i=64K:1:64",
+  "l1i=64K:4:128",
+  "l1i=12K:3:32",
+  "l1i=80K:20:64,uop=6144",
+  "l1i=96K:12:64",
+  "l1i=96K:6:64,uop=4096",
+  "l1i=128K:8:64",
+  "l1i=160K:20:64,uop=2304",
+  "l1i=192K:12:64",
+  "l1i=192K:6:64,uop=4096",
+  "l1i=256K:8:64",
+  "l1i=256K:16:64,uop=6144",
+  "l1i=32K:8:64,noise=3,spikes=5,seed=11",
+  "l1i=48K:12:64,uop=4096,noise=3,spikes=5,seed=12",
+  "l1i=96K:12:64,noise=3,spikes=5,seed=13",
+  "l1i=24K:6:64,uop=2304,noise=3,spikes=5,seed=14",
+};
+
+int
+main(void)
+{
+  size_t i, n = sizeof specs / sizeof *specs;
+
+  tap_plan((int) (2 * n));
+  for (i = 0; i < n; i++) {
+    char err[256] = "", what[160];
+    xray_machine *m = xray_machine_simulated(specs[i], err, sizeof err);
+    static xray_report r;
+    const xray_value *l1i, *uop;
+    double truth_l1i, truth_uop;
+
+    if (!m) {
+      tap_ok(0, "%s: %s", specs[i], err);
+      tap_ok(0, "%s: skipped", specs[i]);
+      continue;
+    }
+    xray_report_init(&r);
+    xray_probe_run(xray_probe_find("icache"), m, &r);
+    l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
+    uop = xray_report_get(&r, "XRAY_UOP_CACHE_OPS");
+    xray__sim_truth(m, "XRAY_L1I_SIZE", &truth_l1i);
+    xray__sim_truth(m, "XRAY_UOP_CACHE_OPS", &truth_uop);
+    snprintf(what, sizeof what, "%s L1I (%s)", specs[i], l1i->method);
+    tap_near(l1i->value, truth_l1i, 0.03, what);
+    snprintf(what, sizeof what, "%s op cache", specs[i]);
+    if (truth_uop == 0)
+      tap_ok(uop->value == 0, "%s: got %g, want 0 (none)", what, uop->value);
+    else
+      tap_near(uop->value, truth_uop, 0.03, what);
+    xray_machine_free(m);
+  }
+  return tap_done();
+}

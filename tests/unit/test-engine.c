@@ -1,0 +1,244 @@
+/* Unit tests of the engine's pieces on synthetic data: smoothing, step
+ * detection, edge refinement, consensus, the simulated machine's spec
+ * parser, the report formats, the generators. */
+#include "xray-internal.h"
+#include "../tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Synthetic curves for refine_edge. */
+struct curve_fn {
+  double c, a, lo, hi;          /* capacity, ways (0: sharp), levels */
+  int calls;
+};
+
+static double
+fn(void *p, double x)
+{
+  struct curve_fn *f = p;
+  double phi;
+
+  f->calls++;
+  if (f->a == 0)
+    phi = x <= f->c ? 0 : 1;
+  else {
+    phi = x <= f->c ? 0 : (f->a + 1) * (x - f->c) / x;
+    if (phi > 1)
+      phi = 1;
+  }
+  return f->lo + phi * (f->hi - f->lo);
+}
+
+static void
+test_smooth(void)
+{
+  double y[] = { 1, 1, 5, 1, 1, 2, 2, 2 }, s[8];
+
+  xray__smooth(y, s, 8);
+  tap_ok(s[2] == 1, "median-of-3 removes an isolated spike (got %g)", s[2]);
+  tap_ok(s[4] == 1 && s[5] == 2, "and does not shift an edge (got %g %g)", s[4], s[5]);
+  tap_ok(xray__median(y, 8) == 1.5, "median of 8 values (got %g)", xray__median(y, 8));
+}
+
+static void
+add_points(struct xray__curve *c, const double *y, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    xray__curve_add(c, 1000.0 * (i + 1), y[i]);
+}
+
+static void
+test_steps(void)
+{
+  double one[] = { 1, 1.01, 0.99, 1, 1, 1.02, 2, 2.01, 1.98, 2, 2, 2 };
+  double spike[] = { 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1 };
+  double two[] = { 1, 1, 1, 1, 1.5, 1.5, 1.5, 1.5, 3, 3, 3, 3, 3 };
+  struct xray__curve c = { 0 };
+  struct xray__step st[4];
+  size_t n;
+
+  add_points(&c, one, sizeof one / sizeof *one);
+  n = xray__find_steps(&c, 0.25, st, 4);
+  tap_ok(n == 1 && st[0].last_low == 5 && st[0].first_high == 6,
+         "one step: found %zu, last low %zu, first high %zu", n, n ? st[0].last_low : 0,
+         n ? st[0].first_high : 0);
+  tap_ok(n == 1 && fabs(st[0].lo - 1) < 0.02 && fabs(st[0].hi - 2) < 0.02,
+         "plateau levels: %g and %g", n ? st[0].lo : 0, n ? st[0].hi : 0);
+  xray__curve_free(&c);
+
+  add_points(&c, spike, sizeof spike / sizeof *spike);
+  n = xray__find_steps(&c, 0.25, st, 4);
+  tap_ok(n == 0, "an isolated spike is not a step (found %zu)", n);
+  xray__curve_free(&c);
+
+  add_points(&c, two, sizeof two / sizeof *two);
+  n = xray__find_steps(&c, 0.25, st, 4);
+  tap_ok(n == 2 && st[0].first_high == 4 && st[1].first_high == 8,
+         "two steps: found %zu at %zu and %zu", n, n ? st[0].first_high : 0,
+         n > 1 ? st[1].first_high : 0);
+  xray__curve_free(&c);
+}
+
+static void
+test_refine(void)
+{
+  struct curve_fn sharp = { 40960, 0, 0.25, 0.5, 0 };
+  struct curve_fn lru3 = { 24576, 3, 0.25, 0.5, 0 };
+  struct curve_fn lru12 = { 49152, 12, 0.17, 0.5, 0 };
+  int gradual;
+  double x;
+
+  x = xray__refine_edge(30000, 60000, 0.25, 0.5, 64, fn, &sharp, &gradual);
+  tap_ok(!gradual && x <= 40960 && x > 40960 - 64,
+         "sharp edge at 40960 narrowed to one 64-byte block: %g", x);
+  x = xray__refine_edge(20000, 34000, 0.25, 0.5, 64, fn, &lru3, &gradual);
+  tap_ok(gradual, "3-way LRU transition recognised");
+  tap_near(x, 24576, 0.005, "3-way LRU onset fitted (a midpoint rule gives +17%)");
+  x = xray__refine_edge(45000, 56000, 0.17, 0.5, 64, fn, &lru12, &gradual);
+  tap_near(x, 49152, 0.005, "12-way LRU onset fitted");
+  x = xray__refine_edge(50000, 70000, 0.25, 0.5, 64, fn, &sharp, &gradual);
+  tap_ok(x <= 40960 && x > 40960 - 64, "an edge below the bracket is still found: %g", x);
+}
+
+static void
+test_consensus(void)
+{
+  double agree[] = { 32768, 16000, 32704 }, disagree[] = { 32768, 16000, 64000 };
+  double none[] = { NAN, NAN }, zero[] = { 0, 0 }, c = 0;
+
+  tap_ok(xray__consensus(agree, 3, 0.03, &c) && c == 32768, "two of three agree: %g", c);
+  tap_ok(!xray__consensus(disagree, 3, 0.03, &c), "no two agree within 3%%");
+  tap_ok(!xray__consensus(none, 2, 0.03, &c), "NaN never agrees");
+  tap_ok(xray__consensus(zero, 2, 0.03, &c) && c == 0, "zero agrees with zero");
+}
+
+static void
+bad_spec(const char *spec, const char *needle)
+{
+  char err[256] = "";
+  xray_machine *m = xray_machine_simulated(spec, err, sizeof err);
+
+  tap_ok(!m && strstr(err, needle), "spec '%s' rejected: %s", spec, err);
+  xray_machine_free(m);
+}
+
+static void
+test_spec(void)
+{
+  char err[256] = "";
+  xray_machine *m = xray_machine_simulated("l1i=48K:12:64,uop=4K,noise=0", err, sizeof err);
+  double v = 0;
+
+  tap_ok(m && xray__sim_truth(m, "XRAY_L1I_SIZE", &v) == 0 && v == 49152,
+         "l1i=48K:12:64 parsed: %g (%s)", v, err);
+  tap_ok(m && xray__sim_truth(m, "XRAY_UOP_CACHE_OPS", &v) == 0 && v == 4096,
+         "uop=4K parsed: %g", v);
+  xray_machine_free(m);
+  bad_spec("", "needs an l1i");
+  bad_spec("l1i=32K:8", "SIZE:WAYS:LINE");
+  bad_spec("l1i=32Q:8:64", "not a positive number");
+  bad_spec("l1i=1000:8:64", "not a multiple");
+  bad_spec("l1i=32K:8:48", "power of two");
+  bad_spec("l1i=32K:0:64", "not a positive number");
+  bad_spec("l1i=32K:8:64:fifo", "unknown replacement policy");
+  bad_spec("l1q=32K:8:64", "unknown simulated level");
+  bad_spec("l1i=32K:8:64,l1i=16K:4:64", "given twice");
+  bad_spec("l1i=32K:8:64,noise=abc", "not a percentage");
+  bad_spec("l1i", "LEVEL=VALUE");
+}
+
+static char *
+render(const xray_report *r, xray_format fmt)
+{
+  static char buf[8192];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+
+  xray_report_write(r, f, fmt);
+  fclose(f);
+  return buf;
+}
+
+static void
+test_report(void)
+{
+  static xray_report r;
+  xray_value *v;
+  xray_format fmt;
+
+  xray_report_init(&r);
+  snprintf(r.machine, sizeof r.machine, "a \"quoted\" machine");
+  v = xray_report_add(&r, "XRAY_A", "first", "bytes");
+  v->value = 32768;
+  v->source = XRAY_SOURCE_MEASURED;
+  v->have_os = 1;
+  v->os_value = 32768;
+  snprintf(v->os_source, sizeof v->os_source, "sysfs");
+  v = xray_report_add(&r, "XRAY_B", "second", "ops");
+  snprintf(v->reason, sizeof v->reason, "no edge");
+  tap_ok(strstr(render(&r, XRAY_FORMAT_JSON), "a \\\"quoted\\\" machine") != NULL,
+         "JSON escapes quotes");
+  tap_ok(strstr(render(&r, XRAY_FORMAT_JSON), "\"value\": null") != NULL,
+         "JSON gives an unknown value as null");
+  tap_ok(strstr(render(&r, XRAY_FORMAT_JSON), "\"source\": \"measured\"") != NULL,
+         "JSON gives the source");
+  tap_ok(strstr(render(&r, XRAY_FORMAT_SHELL), "\nXRAY_A=32768\n") != NULL
+             && strstr(render(&r, XRAY_FORMAT_SHELL), "# XRAY_B unknown: no edge") != NULL,
+         "shell: NAME=VALUE, unknown as a comment");
+  tap_ok(strstr(render(&r, XRAY_FORMAT_HEADER), "#define XRAY_A 32768") != NULL
+             && strstr(render(&r, XRAY_FORMAT_HEADER), "/* #undef XRAY_B */") != NULL,
+         "header: #define, unknown as #undef");
+  tap_ok(xray_format_parse("json", &fmt) == 0 && fmt == XRAY_FORMAT_JSON
+             && xray_format_parse("xml", &fmt) != 0,
+         "format names parsed, unknown rejected");
+}
+
+static void
+test_gen(void)
+{
+  struct xray_cspec c = { "p0 = p0 + p1", "double", 2, 8, XRAY_STYLE_BARRIER };
+  char err[256] = "", buf[16384];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  unsigned char *bytes;
+  size_t len, adds = 0;
+  const struct xray_stmt *s = xray__stmt_find("nop8");
+  const char *p;
+
+  tap_ok(xray__gen_c(f, &c, err, sizeof err) == 0, "C kernel generated");
+  fclose(f);
+  for (p = buf; (p = strstr(p, "p0 = p0 + p1;")); p++)
+    adds++;
+  tap_ok(adds == 8, "unroll 8 gives 8 statements (got %zu)", adds);
+  tap_ok(strstr(buf, "__asm__ __volatile__(\"\" : XRAY_FREG(p0))") != NULL,
+         "a register barrier names the written variable");
+  c.stmts = "p0 == p1";
+  tap_ok(xray__gen_c(stdout, &c, err, sizeof err) != 0 && strstr(err, "assigns none"),
+         "a statement without assignment is rejected: %s", err);
+  c.stmts = "p0 = p5";
+  c.nvars = 40;
+  tap_ok(xray__gen_c(stdout, &c, err, sizeof err) != 0 && strstr(err, "nvars"),
+         "too many variables rejected: %s", err);
+
+  tap_ok(s && xray__mcode_bytes(s, 100, &bytes, &len) == 0, "machine code for 100 x nop8");
+  tap_ok((len - XRAY_LOOP_TAIL_BYTES) % 64 == 0, "the loop tail starts on a 64-byte boundary");
+  tap_ok(memcmp(bytes + len - XRAY_LOOP_TAIL_BYTES - 8, s->bytes, 8) == 0
+             && bytes[len - 1] == 0xc3,
+         "the body ends with the statement, the kernel with ret");
+  free(bytes);
+}
+
+int
+main(void)
+{
+  tap_plan(43);
+  test_smooth();
+  test_steps();
+  test_refine();
+  test_consensus();
+  test_spec();
+  test_report();
+  test_gen();
+  return tap_done();
+}
