@@ -2,6 +2,9 @@
  * flag disagreement and as test ground truth, never reported as measured.
  * hwloc when built with it, else Linux sysfs keyed by level and type (not
  * by index: index order differs between kernels), else sysconf. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"             /* XRAY_HAVE_HWLOC */
+#endif
 #include "xray-internal.h"
 
 #include <stdlib.h>
@@ -73,6 +76,8 @@ hwloc_l1i(void)
 
   if (hwloc_topology_init(&t))
     return -1;
+  /* hwloc leaves instruction caches out unless asked. */
+  hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_load(t) == 0
       && (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, NULL)) && o->attr)
     v = (double) o->attr->cache.size;
