@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* Determinations at most, and how close two must be to confirm a value. */
-#define MAX_RUNS 5
+#define MAX_RUNS 6
 #define AGREE 0.03
 
 struct ctx {
@@ -150,13 +150,35 @@ describe(xray_value *v, const xray_machine *m, const char *stmt, const double *r
     snprintf(v->method + len, sizeof v->method - len, " %.0f", runs[i]);
 }
 
-/* Report the consensus of the runs, or their median marked unconfirmed. */
+/* Confirmed: two clean runs agree, or three runs of any kind do.  The
+ * value in *out. */
+static int
+consensus(const double *runs, const int *clean, int n, double *out)
+{
+  double v[MAX_RUNS];
+  int i;
+
+  for (i = 0; i < n; i++)
+    v[i] = clean[i] ? runs[i] : NAN;
+  return xray__consensus(v, (size_t) n, 2, AGREE, out)
+         || xray__consensus(runs, (size_t) n, 3, AGREE, out);
+}
+
+static int
+confirmed(const double *runs, const int *clean, int n)
+{
+  double c;
+
+  return consensus(runs, clean, n, &c);
+}
+
+/* Report the consensus, or the median of all runs marked unconfirmed. */
 static void
-conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs, int n,
-         int gradual, const char *none)
+conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
+         const int *clean, int n, int gradual, const char *none)
 {
   double ok[MAX_RUNS], c;
-  int i, k = 0, confirmed = xray__consensus(runs, (size_t) n, AGREE, &c);
+  int i, k = 0, confirmed = consensus(runs, clean, n, &c);
 
   for (i = 0; i < n; i++)
     if (!isnan(runs[i]))
@@ -178,9 +200,9 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *l1i = xray_report_add(r, "XRAY_L1I_SIZE", "L1 instruction cache capacity", "bytes");
   xray_value *uop = xray_report_add(r, "XRAY_UOP_CACHE_OPS",
                                     "decoded-op cache capacity (0: none found)", "ops");
-  double l1[MAX_RUNS], up[MAX_RUNS], dummy;
+  double l1[MAX_RUNS], up[MAX_RUNS];
+  int clean[MAX_RUNS], n = 0;
   struct once o = { 0 };
-  int n = 0;
 
   if (!l1i || !uop)
     return -1;
@@ -191,10 +213,13 @@ icache_run(xray_machine *m, xray_report *r)
     snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
     return 0;
   }
-  /* Repeat in fresh code buffers until both values are confirmed: a run can
-   * meet a host slowdown that changes the curve between scan and
-   * refinement, or a conflict tied to its buffer's pages. */
+  /* Repeat in fresh code buffers until both values are confirmed by runs
+   * in which every point had samples taken at full speed: a run can meet a
+   * host slowdown that changes the curve between scan and refinement, or a
+   * conflict tied to its buffer's pages.  A run with a point measured only
+   * at reduced speed takes no part in the confirmation. */
   while (n < MAX_RUNS) {
+    int unsure = xray__machine_unsure(m);
     m->ops->reset(m);
     if (measure_once(m, &o)) {
       snprintf(l1i->reason, sizeof l1i->reason, "cannot run generated code: %.170s", m->error);
@@ -203,14 +228,14 @@ icache_run(xray_machine *m, xray_report *r)
     }
     l1[n] = o.l1i;
     up[n] = o.uop;
+    clean[n] = xray__machine_unsure(m) == unsure;
     n++;
-    if (xray__consensus(l1, (size_t) n, AGREE, &dummy)
-        && xray__consensus(up, (size_t) n, AGREE, &dummy))
+    if (confirmed(l1, clean, n) && confirmed(up, clean, n))
       break;
   }
-  conclude(l1i, m, "nop8", l1, n, o.l1i_gradual,
+  conclude(l1i, m, "nop8", l1, clean, n, o.l1i_gradual,
            "no fetch-bound step in loops of 1 KB to 1 MB of 8-byte NOPs");
-  conclude(uop, m, "nop4", up, n, o.uop_gradual, "no op-cache edge found");
+  conclude(uop, m, "nop4", up, clean, n, o.uop_gradual, "no op-cache edge found");
   return 0;
 }
 

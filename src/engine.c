@@ -20,7 +20,7 @@
  *    midpoint threshold would land at C(1 + 1/2A), 17 % high for 3 ways.
  *    Where the edge is sharp, or the fit does not explain the points (real
  *    caches are not LRU), the bracket around the point where the curve
- *    crosses 60 % of the jump is narrowed to the granularity instead;
+ *    crosses 75 % of the jump is narrowed to the granularity instead;
  *  - confirm: a value is reported once two independent determinations
  *    agree (xray__consensus). */
 #include "xray-internal.h"
@@ -164,7 +164,7 @@ xray__find_steps(const struct xray__curve *c, double min_jump,
 }
 
 /* Crossing level for a sharp edge, as a fraction of the jump. */
-#define XRAY_EDGE_PHI 0.6
+#define XRAY_EDGE_PHI 0.75
 
 static double
 snap(double x, double g)
@@ -267,15 +267,23 @@ xray__refine_edge(double a, double b, double lo, double hi, double g,
 }
 
 int
-xray__consensus(const double *v, size_t n, double tol, double *out)
+xray__consensus(const double *v, size_t n, size_t k, double tol, double *out)
 {
-  size_t i, j;
+  size_t i, j, agree;
+  double hi;
 
-  for (i = n; i-- > 0;)
-    for (j = 0; j < i; j++)
-      if (!isnan(v[i]) && !isnan(v[j]) && fabs(v[i] - v[j]) <= tol * fmax(v[i], v[j])) {
-        *out = fmax(v[i], v[j]);
-        return 1;
+  for (i = n; i-- > 0;) {
+    if (isnan(v[i]))
+      continue;
+    for (j = 0, agree = 0, hi = v[i]; j < n; j++)
+      if (!isnan(v[j]) && fabs(v[i] - v[j]) <= tol * fmax(v[i], v[j])) {
+        agree++;
+        hi = fmax(hi, v[j]);
       }
+    if (agree >= k) {
+      *out = hi;
+      return 1;
+    }
+  }
   return 0;
 }

@@ -8,20 +8,27 @@
 
 #define MAX_KINDS 8
 
-struct real {
-  struct xray_machine base;
-  struct xray__sampler sampler;
-  struct {
-    const struct xray_stmt *stmt;
-    struct xray_mcode *code;
-    struct xray__ref ref;
-  } kind[MAX_KINDS];
-  double ticks_per_cycle;
-};
-
 struct run_ctx {
   const struct xray_mcode *code;
   size_t n;
+};
+
+/* One per statement kind.  The code is dropped by reset(); the reference's
+ * iteration count and best time are not: they describe the machine, and a
+ * run that starts while the host is busy must still be judged against a
+ * time taken when it was not. */
+struct kind {
+  const struct xray_stmt *stmt;
+  struct xray_mcode *code;
+  struct run_ctx refctx;
+  struct xray__ref ref;
+};
+
+struct real {
+  struct xray_machine base;
+  struct xray__sampler sampler;
+  struct kind kind[MAX_KINDS];
+  double ticks_per_cycle;
 };
 
 static void
@@ -35,49 +42,44 @@ run_code(void *ctx, uint64_t iters)
 /* Largest loop any probe asks for: 2 MB of code. */
 #define CODE_BYTES_MAX (2u << 20)
 
-static int
+static struct kind *
 kind_for(struct real *m, const struct xray_stmt *s)
 {
+  struct kind *k;
   int i;
 
-  for (i = 0; i < MAX_KINDS && m->kind[i].stmt; i++)
-    if (m->kind[i].stmt == s)
-      return i;
+  for (i = 0; i < MAX_KINDS && m->kind[i].stmt && m->kind[i].stmt != s; i++)
+    ;
   if (i == MAX_KINDS)
-    return -1;
-  m->kind[i].code = xray__mcode_new(s, CODE_BYTES_MAX / s->len, m->base.error,
-                                    sizeof m->base.error);
-  if (!m->kind[i].code)
-    return -1;
-  m->kind[i].stmt = s;
-  return i;
+    return NULL;
+  k = &m->kind[i];
+  if (!k->code) {
+    k->code = xray__mcode_new(s, CODE_BYTES_MAX / s->len, m->base.error, sizeof m->base.error);
+    if (!k->code)
+      return NULL;
+    k->stmt = s;
+    /* Reference: 2 KB of the same statement, resident in every cache. */
+    k->refctx.code = k->code;
+    k->refctx.n = 2048 / s->len;
+    k->ref.k.run = run_code;
+    k->ref.k.ctx = &k->refctx;
+  }
+  return k;
 }
 
 static double
 real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
   struct real *m = (struct real *) base;
-  struct run_ctx ctx, refctx;
+  struct run_ctx ctx;
   struct xray__kernel k = { run_code, &ctx };
-  int i = kind_for(m, s);
+  struct kind *kd = kind_for(m, s);
 
-  if (i < 0)
+  if (!kd)
     return NAN;
-  if (n > m->kind[i].code->nmax)
-    n = m->kind[i].code->nmax;
-  ctx.code = m->kind[i].code;
-  ctx.n = n;
-  if (!m->kind[i].ref.k.run) {
-    /* Reference: 2 KB of the same statement, resident in every cache. */
-    refctx.code = ctx.code;
-    refctx.n = 2048 / s->len;
-    m->kind[i].ref.k.run = run_code;
-    m->kind[i].ref.k.ctx = malloc(sizeof refctx);
-    if (!m->kind[i].ref.k.ctx)
-      return NAN;
-    memcpy(m->kind[i].ref.k.ctx, &refctx, sizeof refctx);
-  }
-  return xray__measure(&m->sampler, &k, &m->kind[i].ref) / (double) n / m->ticks_per_cycle;
+  ctx.code = kd->code;
+  ctx.n = n < kd->code->nmax ? n : kd->code->nmax;
+  return xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n / m->ticks_per_cycle;
 }
 
 static void
@@ -88,9 +90,8 @@ real_reset(xray_machine *base)
 
   for (i = 0; i < MAX_KINDS; i++) {
     xray__mcode_free(m->kind[i].code);
-    free(m->kind[i].ref.k.ctx);
+    m->kind[i].code = NULL;
   }
-  memset(m->kind, 0, sizeof m->kind);
 }
 
 static void
@@ -111,15 +112,15 @@ calibrate(struct real *m)
   struct run_ctx ctx;
   struct xray__kernel k = { run_code, &ctx };
   struct xray__sampler s;
-  int i;
+  struct kind *kd;
 
-  if (!xray__mcode_isa() || (i = kind_for(m, chain)) < 0) {
+  if (!xray__mcode_isa() || !(kd = kind_for(m, chain))) {
     /* Without generated code, a cycle is a tick; probes say so. */
     m->ticks_per_cycle = 1;
     m->base.core_hz = 0;
     return 0;
   }
-  ctx.code = m->kind[i].code;
+  ctx.code = kd->code;
   ctx.n = 1000;
   /* An idle core runs slow for a while: spin 30 ms before timing. */
   {
@@ -160,6 +161,7 @@ xray__machine_begin(xray_machine *base)
   if (!base->simulated)
     xray__sampler_init(&((struct real *) base)->sampler, base->budget);
 }
+
 
 void
 xray_machine_free(xray_machine *m)
@@ -205,4 +207,10 @@ xray__trace(xray_machine *m, const char *probe, const char *kernel, double bytes
 {
   if (m->trace)
     fprintf(m->trace, "%s,%s,%.0f,%.5f\n", probe, kernel, bytes, cycles);
+}
+
+int
+xray__machine_unsure(const xray_machine *base)
+{
+  return base->simulated ? 0 : ((const struct real *) base)->sampler.unsure;
 }

@@ -6,8 +6,11 @@
  *
  *  - the iteration count is fixed first, from the minimum of three runs at
  *    each doubling, so that one sample lasts about 25 us;
- *  - the estimate is the minimum over many such short samples (a short
- *    sample is rarely preempted, and noise only ever adds time);
+ *  - the estimate is the second smallest of many such short samples (a
+ *    short sample is rarely preempted, and noise only ever adds time; the
+ *    second smallest, because on this VM the counter now and then yields a
+ *    run several times too fast, and one such glitch must not become the
+ *    answer or the reference's best time);
  *  - for throughput-bound kernels each sample is bracketed by two runs of a
  *    small reference kernel and kept only when both ran within 5 % of the
  *    best reference time seen.  The host slows us down in stretches of tens
@@ -16,17 +19,38 @@
  *    curve we measure, so such samples must be dropped, not corrected.
  *    A kept sample is scaled by best/mean(reference), which removes the
  *    remaining few percent of drift. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* sched_getcpu */
+#endif
 #include "xray-internal.h"
 
 #include <math.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
+static int
+cpu_now(void)
+{
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return 0;
+#endif
+}
+
+/* Ticks for one run, or UINT64_MAX if the run moved to another CPU: under
+ * a hypervisor the CPUs' counters need not agree, and a migrated run reads
+ * garbage (we saw 5x too fast as well as too slow) with cold caches. */
 static uint64_t
 run_once(const struct xray__kernel *k, uint64_t iters)
 {
-  uint64_t t0 = xray__ticks();
+  int cpu = cpu_now();
+  uint64_t t0 = xray__ticks(), t1;
 
   k->run(k->ctx, iters);
-  return xray__ticks() - t0;
+  t1 = xray__ticks();
+  return cpu_now() == cpu && t1 >= t0 ? t1 - t0 : UINT64_MAX;
 }
 
 static uint64_t
@@ -34,7 +58,7 @@ run_min(const struct xray__kernel *k, uint64_t iters, int reps)
 {
   uint64_t best = UINT64_MAX, t;
 
-  while (reps-- > 0)
+  while (reps-- > 0 || best == UINT64_MAX)
     if ((t = run_once(k, iters)) < best)
       best = t;
   return best;
@@ -77,6 +101,37 @@ xray__sampler_init(struct xray__sampler *s, double seconds)
   s->unsure = 0;
 }
 
+/* The two smallest values seen. */
+struct low2 {
+  double a, b;                  /* a <= b */
+};
+
+static void
+low2_init(struct low2 *l)
+{
+  l->a = l->b = HUGE_VAL;
+}
+
+static void
+low2_add(struct low2 *l, double v)
+{
+  if (v < l->a) {
+    l->b = l->a;
+    l->a = v;
+  } else if (v < l->b)
+    l->b = v;
+}
+
+static void
+ref_add(struct xray__ref *r, double t)
+{
+  struct low2 l = { r->low, r->best };
+
+  low2_add(&l, t);
+  r->low = l.a;
+  r->best = l.b;
+}
+
 static void
 ref_prepare(struct xray__sampler *s, struct xray__ref *r)
 {
@@ -85,11 +140,11 @@ ref_prepare(struct xray__sampler *s, struct xray__ref *r)
   if (r->iters)
     return;
   r->iters = xray__iters_for(&r->k, s->target / 2);
-  r->best = HUGE_VAL;
-  for (i = 0; i < 32; i++) {
-    double t = (double) run_once(&r->k, r->iters);
-    if (t < r->best)
-      r->best = t;
+  r->low = r->best = HUGE_VAL;
+  for (i = 0; i < 32 || r->best == HUGE_VAL; i++) {
+    uint64_t t = run_once(&r->k, r->iters);
+    if (t != UINT64_MAX)
+      ref_add(r, (double) t);
   }
 }
 
@@ -97,40 +152,45 @@ double
 xray__measure(struct xray__sampler *s, const struct xray__kernel *k, struct xray__ref *r)
 {
   uint64_t iters = xray__iters_for(k, s->target);
-  double best_ok = HUGE_VAL, best_any = HUGE_VAL;
+  struct low2 good_t, any_t;
   int att, ok = 0;
 
+  low2_init(&good_t);
+  low2_init(&any_t);
   if (r)
     ref_prepare(s, r);
   for (att = 0; att < s->max_attempts; att++) {
-    double r0 = r ? (double) run_once(&r->k, r->iters) : 0;
-    double t = (double) run_once(k, iters);
-    double r1 = r ? (double) run_once(&r->k, r->iters) : 0;
+    uint64_t u0 = r ? run_once(&r->k, r->iters) : 0;
+    uint64_t ut = run_once(k, iters);
+    uint64_t u1 = r ? run_once(&r->k, r->iters) : 0;
+    double r0 = (double) u0, t = (double) ut, r1 = (double) u1;
     int good = 1;
 
+    if (u0 == UINT64_MAX || ut == UINT64_MAX || u1 == UINT64_MAX)
+      continue;
+
+    /* The fallback keeps raw times, where noise only adds: scaled by a
+     * preempted reference run, a sample would look impossibly fast. */
+    low2_add(&any_t, t);
     if (r) {
-      if (r0 < r->best)
-        r->best = r0;
-      if (r1 < r->best)
-        r->best = r1;
+      ref_add(r, r0);
+      ref_add(r, r1);
       good = r0 <= r->best * (1 + s->tolerance) && r1 <= r->best * (1 + s->tolerance);
       t = t / ((r0 + r1) / 2) * r->best;
     }
-    if (t < best_any)
-      best_any = t;
     if (good) {
       ok++;
-      if (t < best_ok)
-        best_ok = t;
+      low2_add(&good_t, t);
     }
     if (ok >= s->want && att + 1 >= s->min_attempts)
       break;
-    if (ok > 0 && xray__now() > s->deadline)
+    /* Past the budget, take what there is and give up quickly on the rest. */
+    if ((ok > 0 || att >= 20) && xray__now() > s->deadline)
       break;
   }
-  if (ok == 0) {
+  if (ok < 2) {
     s->unsure++;
-    best_ok = best_any;
+    good_t = any_t;
   }
-  return best_ok / (double) iters;
+  return (good_t.b < HUGE_VAL ? good_t.b : good_t.a) / (double) iters;
 }

@@ -71,7 +71,7 @@ struct xray__kernel {
 struct xray__ref {              /* reference kernel for gated sampling */
   struct xray__kernel k;
   uint64_t iters;               /* 0 until first used */
-  double best;                  /* best ticks seen for iters */
+  double low, best;             /* the two smallest times seen for iters */
 };
 
 struct xray__sampler {
@@ -111,8 +111,9 @@ size_t xray__find_steps(const struct xray__curve *c, double min_jump,
 double xray__refine_edge(double a, double b, double lo, double hi, double g,
                          double (*f)(void *ctx, double x), void *ctx, int *gradual);
 
-/* Two of the n values agreeing within tol (relative): 1 and the larger. */
-int xray__consensus(const double *v, size_t n, double tol, double *out);
+/* k of the n values agreeing within tol (relative) with one of them: 1,
+ * and the largest of those in *out.  NANs never agree. */
+int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out);
 
 /* machine.c: the two measurement backends behind one interface. */
 struct xray__machine_ops {
@@ -140,5 +141,7 @@ int xray__sim_truth(const xray_machine *m, const char *name, double *v);
 void xray__trace(xray_machine *m, const char *probe, const char *kernel,
                  double bytes, double cycles);
 void xray__machine_begin(xray_machine *m);
+/* Points so far measured without one sample at full speed. */
+int xray__machine_unsure(const xray_machine *m);
 
 #endif
