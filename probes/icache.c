@@ -73,18 +73,42 @@ scan(struct ctx *c, struct xray__curve *cv, double hi)
   return 0;
 }
 
+/* Median time of the three 64-byte steps just above x. */
+static double
+level_above(struct ctx *c, double x)
+{
+  double y[3];
+  int k;
+
+  for (k = 0; k < 3; k++)
+    y[k] = point(c, x + 64 * (k + 1));
+  return xray__median(y, 3);
+}
+
 /* Capacity in bytes of the edge of step st on curve cv, measured up from
  * level lo (the plateau, or the decoders' rate for the L1I edge, so that an
- * op-cache edge just below it is not taken for it). */
+ * op-cache edge just below it is not taken for it).  A sharp edge after
+ * which the curve has not reached the high level was a lower edge (on Zen
+ * 3, 8-byte NOPs leave the op cache at 30.5 KB and the L1I at 32.7 KB):
+ * refine again from there, with the plateau found above it as the low
+ * level. */
 static double
 edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, double lo,
      int *gradual)
 {
-  double x = xray__refine_edge(cv->x[st->last_low], cv->x[st->first_high], lo, st->hi,
-                               64, point, c, gradual);
+  double a = cv->x[st->last_low], b = cv->x[st->first_high], x = a, above;
+  int tries;
 
-  if (*gradual)
-    return floor(x / 64 + 0.5) * 64;
+  for (tries = 0; tries < 3; tries++) {
+    x = xray__refine_edge(a, b, lo, st->hi, 64, point, c, gradual);
+    if (*gradual)
+      return floor(x / 64 + 0.5) * 64;
+    above = level_above(c, x);
+    if (above >= st->hi - 0.25 * (st->hi - lo) || x + 256 >= b)
+      break;
+    a = x + 64;
+    lo = above;
+  }
   /* x is the largest full-speed loop: count the blocks it touches. */
   return ceil(loop_bytes(c->s, stmts_for(c->s, x)) / 64) * 64;
 }
