@@ -27,8 +27,8 @@
 #   engine cannot run on the build machine.
 #
 #   The private helpers here (_AX_XRAY_*) build the engine once per
-#   configure run, run one probe once, and record each define for
-#   AX_XRAY_CONFIG_HEADER.
+#   configure run and only if a value must be measured, run one probe once,
+#   and record each define for AX_XRAY_CONFIG_HEADER.
 #
 # LICENSE
 #
@@ -59,49 +59,51 @@ AS_IF([test -f "$ax_xray_dir/src/xray.h" && test -f "$ax_xray_dir/src/cli/xray.c
        ax_xray_dir=])
 ])
 
-# _AX_XRAY_BUILD: build $(top_builddir)/xray-probe once per configure run.
-# Sets ax_xray_prog, or leaves it empty and says why in config.log.
-AC_DEFUN([_AX_XRAY_BUILD], [
+# _AX_XRAY_FUNCS: shell functions, defined once.  The engine is built by
+# ax_xray_build only when a value must really be measured, so that a run
+# with every value cached or preset compiles nothing.
+#   ax_xray_build: build $(top_builddir)/xray-probe once per configure run;
+#     sets ax_xray_prog, or leaves it empty and says why in config.log.
+#   ax_xray_run PROBE: run one probe once; its values land in shell
+#     variables ax_xray_v_NAME, its time in ax_xray_s_PROBE.
+AC_DEFUN([_AX_XRAY_FUNCS], [
 AC_REQUIRE([AC_PROG_CC])
-if test "x$ax_xray_built" != xyes; then
+AC_SUBST([XRAY_PROBE], ['$(top_builddir)/xray-probe$(EXEEXT)'])
+ax_xray_build ()
+{
+  test "x$ax_xray_built" = xyes && return
   ax_xray_built=yes
   ax_xray_prog=
   _AX_XRAY_ENGINE
-  if test -n "$ax_xray_dir"; then
-    ax_xray_cmd="$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT $ax_xray_dir/src/*.c $ax_xray_dir/probes/*.c $ax_xray_dir/src/cli/xray.c $LDFLAGS -lm"
-    _AS_ECHO_LOG([$ax_xray_cmd])
-    AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
-          [ax_xray_prog=`pwd`/xray-probe$EXEEXT],
-          [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])
-  fi
-fi
-AC_SUBST([XRAY_PROBE], ['$(top_builddir)/xray-probe$(EXEEXT)'])
-])
-
-# _AX_XRAY_RUN(PROBE): run one probe once; its values land in shell
-# variables ax_xray_v_NAME, its time in ax_xray_s_PROBE.
-AC_DEFUN([_AX_XRAY_RUN], [
-AC_REQUIRE([_AX_XRAY_BUILD])
-if test "x$ax_xray_ran_$1" != xyes; then
-  ax_xray_ran_$1=yes
-  ax_xray_s_$1=
-  if test -n "$ax_xray_prog"; then
-    _AS_ECHO_LOG([$ax_xray_prog --format=shell $1])
-    AS_IF(["$ax_xray_prog" --format=shell $1 >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
-      cat conftest.xray >&AS_MESSAGE_LOG_FD
-      # Only NAME=NUMBER lines are evaluated.
-      eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray`"
-      ax_xray_s_$1=`sed -n 's/^# seconds: //p' conftest.xray`
-    ], [AC_MSG_WARN([xray-probe $1 failed (see config.log)])])
-    rm -f conftest.xray
-  fi
-fi
+  test -n "$ax_xray_dir" || return
+  ax_xray_cmd="$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT $ax_xray_dir/src/*.c $ax_xray_dir/probes/*.c $ax_xray_dir/src/cli/xray.c $LDFLAGS -lm"
+  _AS_ECHO_LOG([$ax_xray_cmd])
+  AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
+        [ax_xray_prog=`pwd`/xray-probe$EXEEXT],
+        [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])
+}
+ax_xray_run ()
+{
+  eval "test \"x\$ax_xray_ran_$[]1\" = xyes" && return
+  eval "ax_xray_ran_$[]1=yes; ax_xray_s_$[]1="
+  ax_xray_build
+  test -n "$ax_xray_prog" || return
+  _AS_ECHO_LOG([$ax_xray_prog --format=shell $[]1])
+  AS_IF(["$ax_xray_prog" --format=shell "$[]1" >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
+    cat conftest.xray >&AS_MESSAGE_LOG_FD
+    # Only NAME=NUMBER lines are evaluated.
+    eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray`"
+    eval "ax_xray_s_$[]1=\`sed -n 's/^# seconds: //p' conftest.xray\`"
+  ], [AC_MSG_WARN([xray-probe $[]1 failed (see config.log)])])
+  rm -f conftest.xray
+}
 ])
 
 # _AX_XRAY_VALUE(CACHE-VAR, DEFINE, PROBE, OPTION, DESCRIPTION, UNIT)
 # The checking line, cache variable, --with option, validation, define.
 # Leaves ax_xray_known=yes or no.
 AC_DEFUN([_AX_XRAY_VALUE], [
+AC_REQUIRE([_AX_XRAY_FUNCS])
 AC_ARG_WITH([xray-$4],
   [AS_HELP_STRING([--with-xray-$4=N], [do not measure $5; use N ($6)])])
 m4_pushdef([_ax_xray_with], [with_xray_]m4_translit([$4], [-], [_]))dnl
@@ -114,7 +116,7 @@ AC_MSG_CHECKING([$5])
 AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
   [AS_IF([test "$cross_compiling" = yes],
      [$1=unknown; ax_xray_how="cross-compiling"],
-     [_AX_XRAY_RUN([$3])
+     [ax_xray_run $3
       AS_IF([test -n "$ax_xray_v_$2"],
             [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"],
             [$1=unknown; ax_xray_how="could not be measured"])])])
