@@ -26,8 +26,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Determinations at most, and how close two must be to confirm a value. */
-#define MAX_RUNS 6
+/* Determinations at most (fewer once the time budget is spent), and how
+ * close two must be to confirm a value. */
+#define MAX_RUNS 16
 #define AGREE 0.03
 
 struct ctx {
@@ -136,13 +137,19 @@ measure_once(xray_machine *m, struct once *o)
   n4 = xray__find_steps(&cv4, 0.25, st4, 8);
   n8 = xray__find_steps(&cv8, 0.25, st8, 8);
 
-  /* Op cache: the first step of the 4-byte curve. */
+  /* Op cache: the first step of the 4-byte curve, unless the 8-byte curve
+   * steps at the same code size: an edge bound by bytes, not by ops, is
+   * the L1I's (seen where the L2 cannot feed even 4-byte NOPs). */
+  for (i = 0; n4 > 0 && i < n8; i++)
+    if (fabs(cv8.x[st8[i].first_high] - cv4.x[st4[0].first_high])
+        <= 0.1 * cv4.x[st4[0].first_high])
+      n4 = 0;
   if (n4 > 0) {
     o->uop = edge(&c4, &cv4, &st4[0], st4[0].lo, &o->uop_gradual) / c4.s->len * c4.s->ops;
     decode = st4[0].hi;
   } else {
     o->uop = 0;
-    decode = xray__median(cv4.y, cv4.n);
+    decode = cv4.y[0];
   }
   for (i = 0; i < n8; i++)
     if (st8[i].hi > 1.25 * decode) {
@@ -242,7 +249,12 @@ icache_run(xray_machine *m, xray_report *r)
    * host slowdown that changes the curve between scan and refinement, or a
    * conflict tied to its buffer's pages.  A run with a point measured only
    * at reduced speed takes no part in the confirmation. */
-  while (n < MAX_RUNS) {
+  double deadline = xray__now() + m->budget;
+
+  /* A contended phase of the host (an SMT sibling that takes half of the
+   * op cache and L1I) lasts tens to hundreds of milliseconds: keep trying
+   * until confirmed or the budget is spent. */
+  while (n < MAX_RUNS && (n < 3 || xray__now() < deadline)) {
     int unsure = xray__machine_unsure(m);
     m->ops->reset(m);
     if (measure_once(m, &o)) {

@@ -84,6 +84,26 @@ xray__smooth(const double *y, double *out, size_t n)
   }
 }
 
+/* The paper's smoothing (Yotov et al., LCPC 2005, Sec. 3.2): the minimum
+ * over the neighbourhood [i - w/2, i + w/2].  It removes isolated spikes
+ * like the median of three, but moves an upward edge w/2 points later;
+ * the engine uses the median, this is kept for control engines that want
+ * the paper's behaviour. */
+void
+xray__smooth_min(const double *y, double *out, size_t n, size_t w)
+{
+  size_t i, j, lo, hi;
+
+  for (i = 0; i < n; i++) {
+    lo = i >= w / 2 ? i - w / 2 : 0;
+    hi = i + w / 2 < n ? i + w / 2 : n - 1;
+    out[i] = y[lo];
+    for (j = lo + 1; j <= hi; j++)
+      if (y[j] < out[i])
+        out[i] = y[j];
+  }
+}
+
 double
 xray__median(const double *v, size_t n)
 {

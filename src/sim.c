@@ -6,6 +6,7 @@
  * Spec: comma-separated items
  *   l1i=SIZE:WAYS:LINE[:POLICY]   instruction cache (POLICY lru, plru, random)
  *   uop=OPS                       decoded-op cache holding OPS operations
+ *   penalty=CYCLES                cost of an L1I miss per line (default line/16)
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
  *   spikes=PERCENT                chance of an isolated 1.5-6x spike (default 2)
  *   seed=N                        noise seed
@@ -35,6 +36,7 @@ struct sim {
   struct cache l1i;
   int have_l1i;
   unsigned long uop_ops;        /* 0: no op cache */
+  double penalty;               /* cycles per missed line; 0: line / 16 */
   double noise, spikes;
   uint64_t rng;
 };
@@ -318,6 +320,10 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
     } else if (strcmp(item, "uop") == 0) {
       if (parse_size(eq, "uop ops", &m->uop_ops, err, errlen))
         goto out;
+    } else if (strcmp(item, "penalty") == 0) {
+      if (parse_size(eq, "penalty cycles", &v, err, errlen))
+        goto out;
+      m->penalty = (double) v;
     } else if (strcmp(item, "noise") == 0) {
       if (parse_percent(eq, "noise", &m->noise, err, errlen))
         goto out;
@@ -329,7 +335,7 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       m->rng = v;
     } else {
-      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, noise, spikes, seed)",
+      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, penalty, noise, spikes, seed)",
                item);
       goto out;
     }
@@ -348,8 +354,9 @@ out:
 
 /* Fetch model: an op-cache hit delivers 6 ops per cycle, the decoders 4
  * instructions per cycle from at most 32 bytes per cycle of L1I, and a line
- * that misses the L1I costs line/16 cycles (16 bytes per cycle from L2).
- * These are Zen 3's figures, so that simulated curves look like real ones. */
+ * that misses the L1I costs the penalty (by default line/16 cycles: 16
+ * bytes per cycle from L2).  These are Zen 3's figures, so that simulated
+ * curves look like real ones. */
 static double
 sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
@@ -365,8 +372,8 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   if (m->uop_ops && ops <= (double) m->uop_ops && misses == 0)
     cyc = ops / 6;
   else {
-    double fetch = (lines - misses) * (double) m->l1i.line / 32
-                   + misses * (double) m->l1i.line / 16;
+    double penalty = m->penalty > 0 ? m->penalty : (double) m->l1i.line / 16;
+    double fetch = (lines - misses) * (double) m->l1i.line / 32 + misses * penalty;
     cyc = ops / 4 > fetch ? ops / 4 : fetch;
   }
   cyc /= (double) n;

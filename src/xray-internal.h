@@ -103,6 +103,7 @@ struct xray__step {
 int xray__curve_add(struct xray__curve *c, double x, double y);
 void xray__curve_free(struct xray__curve *c);
 void xray__smooth(const double *y, double *out, size_t n);
+void xray__smooth_min(const double *y, double *out, size_t n, size_t w);
 double xray__median(const double *v, size_t n);
 int xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
                double (*f)(void *ctx, double x), void *ctx);

@@ -1,7 +1,9 @@
 /* The I-cache engine against simulated machines whose geometry is known:
  * sizes that are not powers of two, 1- to 20-way, 32- to 128-byte lines,
  * LRU, tree-PLRU and random replacement, with and without an op cache,
- * with measurement noise and isolated spikes.  Deterministic: the noise is
+ * miss penalties from 3 to 30 cycles (at 20 and more the L2 cannot feed
+ * even 4-byte NOPs, so their curve steps at the L1I edge too), with
+ * measurement noise and isolated spikes.  Deterministic: the noise is
  * seeded.  Pass: both capacities within 3 % (an absent op cache exactly 0). */
 #include "xray-internal.h"
 #include "../tap.h"
@@ -39,6 +41,10 @@ static const char *const specs[] = {
   "l1i=48K:12:64,uop=4096,noise=3,spikes=5,seed=12",
   "l1i=96K:12:64,noise=3,spikes=5,seed=13",
   "l1i=24K:6:64,uop=2304,noise=3,spikes=5,seed=14",
+  "l1i=48K:12:64,penalty=20",
+  "l1i=64K:4:64,penalty=8",
+  "l1i=24K:6:64,uop=2304,penalty=30",
+  "l1i=40K:10:64,uop=3072,penalty=6",
 };
 
 int

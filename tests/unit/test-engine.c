@@ -39,6 +39,10 @@ test_smooth(void)
   tap_ok(s[2] == 1, "median-of-3 removes an isolated spike (got %g)", s[2]);
   tap_ok(s[4] == 1 && s[5] == 2, "and does not shift an edge (got %g %g)", s[4], s[5]);
   tap_ok(xray__median(y, 8) == 1.5, "median of 8 values (got %g)", xray__median(y, 8));
+  xray__smooth_min(y, s, 8, 5);
+  tap_ok(s[2] == 1 && s[6] == 1 && s[7] == 2,
+         "the paper's minimum over 5 removes the spike but moves the edge by 2 (got %g %g %g)",
+         s[2], s[6], s[7]);
 }
 
 static void
@@ -233,7 +237,7 @@ test_gen(void)
 int
 main(void)
 {
-  tap_plan(44);
+  tap_plan(45);
   test_smooth();
   test_steps();
   test_refine();
