@@ -88,8 +88,8 @@ ax_xray_run ()
   eval "ax_xray_ran_$[]1=yes; ax_xray_s_$[]1="
   ax_xray_build
   test -n "$ax_xray_prog" || return
-  _AS_ECHO_LOG([$ax_xray_prog --format=shell $[]1])
-  AS_IF(["$ax_xray_prog" --format=shell "$[]1" >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
+  _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]1])
+  AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]1" >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
     cat conftest.xray >&AS_MESSAGE_LOG_FD
     # Only NAME=NUMBER lines are evaluated.
     eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray`"

@@ -168,7 +168,8 @@ xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen)
 }
 
 /* A driver: prints the loop's code size, writes its bytes to argv[1] if
- * given, and times it (ns per statement) with clock_gettime. */
+ * given, and times it: iterations doubled until a sample lasts 20 us, then
+ * the second smallest of 50 samples, in ns per statement. */
 int
 xray__gen_c_main(FILE *f, const struct xray_cspec *c)
 {
@@ -179,9 +180,13 @@ xray__gen_c_main(FILE *f, const struct xray_cspec *c)
     return -1;
   w = (c->unroll + n - 1) / n * n;
   fprintf(f, "\n#include <stdio.h>\n#include <time.h>\n#include <string.h>\n\n"
+             "static double\nxray_ns(long r)\n{\n  struct timespec a, b;\n\n"
+             "  clock_gettime(CLOCK_MONOTONIC, &a);\n  xray_kernel(r);\n"
+             "  clock_gettime(CLOCK_MONOTONIC, &b);\n"
+             "  return (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);\n}\n\n"
              "int\nmain(int argc, char **argv)\n{\n"
-             "  struct timespec a, b;\n  long size = xray_kernel(0), r = 1000;\n"
-             "  double ns;\n\n"
+             "  long size = xray_kernel(0), r = 1;\n  double lo = 1e300, lo2 = 1e300, t;\n"
+             "  int i;\n\n"
              "  memset((void *) xray_init, 0, sizeof xray_init);\n"
              "  printf(\"code_bytes %%ld\\n\", size);\n"
              "#ifdef __GNUC__\n"
@@ -191,10 +196,13 @@ xray__gen_c_main(FILE *f, const struct xray_cspec *c)
              "    if (!o || fwrite(p, 1, (size_t) size, o) != (size_t) size || fclose(o))\n"
              "      return 1;\n"
              "  }\n#endif\n"
-             "  clock_gettime(CLOCK_MONOTONIC, &a);\n  xray_kernel(r);\n"
-             "  clock_gettime(CLOCK_MONOTONIC, &b);\n"
-             "  ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (r * %d.0);\n"
-             "  printf(\"ns_per_statement %%.3f\\n\", ns);\n  return 0;\n}\n",
+             "  (void) argv;\n"
+             "  while (xray_ns(r) < 20000 && r < (1L << 30))\n    r *= 2;\n"
+             "  for (i = 0; i < 50; i++) {\n    t = xray_ns(r);\n"
+             "    if (t < lo) {\n      lo2 = lo;\n      lo = t;\n    } else if (t < lo2)\n"
+             "      lo2 = t;\n  }\n"
+             "  printf(\"ns_per_statement %%.4f\\n\", lo2 / ((double) r * %d));\n"
+             "  return 0;\n}\n",
           w);
   return ferror(f) ? -1 : 0;
 }

@@ -29,6 +29,7 @@ struct real {
   struct xray__sampler sampler;
   struct kind kind[MAX_KINDS];
   double ticks_per_cycle;
+  double c_core_hz;             /* the clock as the C path measures it */
 };
 
 static void
@@ -82,6 +83,32 @@ real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   return xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n / m->ticks_per_cycle;
 }
 
+/* The C path: generated C compiled and run as a program.  Cycles come
+ * from a dependent-add chain timed on the same path, once. */
+static double
+real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *bytes)
+{
+  struct real *m = (struct real *) base;
+  struct xray_cspec k = *c;
+  double ns;
+  long size;
+
+  if (!(m->c_core_hz > 0)) {
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000,
+                                             XRAY_STYLE_BARRIER };
+    if (xray__ckernel_run(&chain, base->cc, base->cflags, &ns, &size, base->error,
+                          sizeof base->error))
+      return NAN;
+    m->c_core_hz = 1e9 / ns;
+  }
+  k.unroll = (int) n;
+  if (xray__ckernel_run(&k, base->cc, base->cflags, &ns, &size, base->error,
+                        sizeof base->error))
+    return NAN;
+  *bytes = (double) size;
+  return ns * m->c_core_hz / 1e9;
+}
+
 static void
 real_reset(xray_machine *base)
 {
@@ -101,7 +128,7 @@ real_free(xray_machine *base)
   free(base);
 }
 
-static const struct xray__machine_ops real_ops = { real_code, real_reset, real_free };
+static const struct xray__machine_ops real_ops = { real_code, real_ccode, real_reset, real_free };
 
 /* Core clock: a chain of 1000 dependent adds, one cycle each, as the
  * minimum over many short samples (the maximum frequency seen). */
@@ -147,6 +174,7 @@ xray_machine_real(char *err, size_t errlen)
   }
   m->base.ops = &real_ops;
   m->base.budget = 2.0;
+  xray_machine_set_compiler(&m->base, NULL, NULL);
   m->base.tick_hz = xray__tick_hz();
   calibrate(m);
   snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz, core %.1f MHz)",
@@ -162,6 +190,31 @@ xray__machine_begin(xray_machine *base)
     xray__sampler_init(&((struct real *) base)->sampler, base->budget);
 }
 
+
+int
+xray_machine_set_kernel(xray_machine *m, xray_kernel k)
+{
+  if (k == XRAY_KERNEL_MACHINE_CODE && !m->simulated && !xray__mcode_isa())
+    return -1;
+  m->kernel = k;
+  return 0;
+}
+
+void
+xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags)
+{
+  const char *ecc = getenv("CC"), *ecf = getenv("CFLAGS");
+
+  snprintf(m->cc, sizeof m->cc, "%s", cc ? cc : ecc && *ecc ? ecc : "cc");
+  snprintf(m->cflags, sizeof m->cflags, "%s", cflags ? cflags : ecf ? ecf : "-O2");
+}
+
+int
+xray__machine_uses_c(const xray_machine *m)
+{
+  return m->kernel == XRAY_KERNEL_C
+         || (m->kernel == XRAY_KERNEL_AUTO && !m->simulated && !xray__mcode_isa());
+}
 
 void
 xray_machine_free(xray_machine *m)

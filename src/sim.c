@@ -383,6 +383,18 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   return cyc;
 }
 
+/* The C path on the simulated machine: X-Ray's statement of four
+ * register adds, as a compiler lays it out (12 bytes). */
+static double
+sim_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *bytes)
+{
+  const struct xray_stmt *s = xray__stmt_find("add4");
+
+  (void) c;
+  *bytes = (double) n * s->len + XRAY_LOOP_TAIL_BYTES;
+  return sim_code(base, s, n);
+}
+
 int
 xray__sim_truth(const xray_machine *base, const char *name, double *v)
 {
@@ -413,7 +425,7 @@ sim_reset(xray_machine *base)
   (void) base;
 }
 
-static const struct xray__machine_ops sim_ops = { sim_code, sim_reset, sim_free };
+static const struct xray__machine_ops sim_ops = { sim_code, sim_ccode, sim_reset, sim_free };
 
 xray_machine *
 xray_machine_simulated(const char *spec, char *err, size_t errlen)
@@ -439,6 +451,8 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
     m->rng = 1;
   m->base.ops = &sim_ops;
   m->base.simulated = 1;
+  m->base.budget = 2.0;
+  xray_machine_set_compiler(&m->base, NULL, NULL);
   snprintf(m->base.desc, sizeof m->base.desc, "simulated (%s)", spec);
   return &m->base;
 }

@@ -62,6 +62,10 @@ struct xray_cspec {
 int xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen);
 int xray__gen_c_main(FILE *f, const struct xray_cspec *c);
 
+/* ckernel.c: compile and run a C kernel; ns per statement, code bytes. */
+int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
+                      double *ns_per_stmt, long *code_bytes, char *err, size_t errlen);
+
 /* sample.c: a timed kernel is a callback that runs `iters` iterations. */
 struct xray__kernel {
   void (*run)(void *ctx, uint64_t iters);
@@ -120,6 +124,9 @@ int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out
 struct xray__machine_ops {
   /* Cycles per statement of a loop of n statements s; NAN if impossible. */
   double (*code)(xray_machine *m, const struct xray_stmt *s, size_t n);
+  /* Cycles per statement of the C kernel c unrolled to n statements, and
+   * its code bytes; NAN if impossible (see the machine's error). */
+  double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
   /* Drop generated code, so the next measurement runs in fresh memory. */
   void (*reset)(xray_machine *m);
   void (*free)(xray_machine *m);
@@ -132,6 +139,8 @@ struct xray_machine {
   double budget;                /* seconds one probe may spend */
   FILE *trace;                  /* CSV of every measured point, or NULL */
   double tick_hz, core_hz;      /* real machine only */
+  xray_kernel kernel;           /* which kernels time code */
+  char cc[256], cflags[512];    /* for C kernels */
   char error[200];              /* why a measurement was impossible */
 };
 
@@ -142,6 +151,8 @@ int xray__sim_truth(const xray_machine *m, const char *name, double *v);
 void xray__trace(xray_machine *m, const char *probe, const char *kernel,
                  double bytes, double cycles);
 void xray__machine_begin(xray_machine *m);
+/* Whether probes must use the C path (xray_kernel, and the ISA). */
+int xray__machine_uses_c(const xray_machine *m);
 /* Points so far measured without one sample at full speed. */
 int xray__machine_unsure(const xray_machine *m);
 

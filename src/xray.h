@@ -36,6 +36,22 @@ xray_machine *xray_machine_real(char *err, size_t errlen);
 xray_machine *xray_machine_simulated(const char *spec, char *err, size_t errlen);
 
 void xray_machine_free(xray_machine *m);
+
+/* Which kernels time code: machine code where the ISA has a backend
+ * (x86-64), else the portable C path (generated C compiled with the
+ * compiler set below and run as a program; slow, labelled in results). */
+typedef enum xray_kernel {
+  XRAY_KERNEL_AUTO,
+  XRAY_KERNEL_MACHINE_CODE,
+  XRAY_KERNEL_C
+} xray_kernel;
+
+/* -1 if the kernel kind cannot run on this machine. */
+int xray_machine_set_kernel(xray_machine *m, xray_kernel k);
+/* Compiler and flags for C kernels (default: $CC or cc, $CFLAGS or -O2). */
+void xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags);
+/* Remove temporary files of a C kernel in flight; async-signal-safe. */
+void xray_remove_temporaries(void);
 void xray_machine_set_budget(xray_machine *m, double seconds_per_probe);
 void xray_machine_set_trace(xray_machine *m, FILE *csv);
 const char *xray_machine_describe(const xray_machine *m);

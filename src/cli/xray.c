@@ -33,6 +33,7 @@ static void
 on_signal(int sig)
 {
   remove_temps();
+  xray_remove_temporaries();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -96,6 +97,11 @@ usage(FILE *f)
           "                          uop=OPS  penalty=CYCLES  noise=PERCENT\n"
           "                          spikes=PERCENT  seed=N\n"
           "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"
+          "  -k, --kernel=KIND     machine-code (x86-64), c (generated C compiled for\n"
+          "                        each size: portable and slow), or auto (default:\n"
+          "                        machine code where the ISA has it)\n"
+          "      --cc=CC           compiler for C kernels (default: $CC, else cc)\n"
+          "      --cflags=FLAGS    its flags (default: $CFLAGS, else -O2)\n"
           "  -l, --list            list the probes and exit\n"
           "  -h, --help            display this help and exit\n"
           "  -V, --version         output version information and exit\n"
@@ -127,13 +133,17 @@ main(int argc, char **argv)
     { "trace", required_argument, 0, 't' },
     { "budget", required_argument, 0, 'b' },
     { "simulate", required_argument, 0, 's' },
+    { "kernel", required_argument, 0, 'k' },
+    { "cc", required_argument, 0, 'C' },
+    { "cflags", required_argument, 0, 'F' },
     { "list", no_argument, 0, 'l' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
   };
   xray_format fmt = XRAY_FORMAT_TEXT;
-  const char *output = "-", *trace = NULL, *simulate = NULL;
+  const char *output = "-", *trace = NULL, *simulate = NULL, *cc = NULL, *cflags = NULL;
+  xray_kernel kernel = XRAY_KERNEL_AUTO;
   double budget = 2.0;
   const xray_probe *sel[16];
   size_t nsel = 0, i;
@@ -142,7 +152,7 @@ main(int argc, char **argv)
   char err[256] = "";
   int c, rc = 0;
 
-  while ((c = getopt_long(argc, argv, "f:o:t:b:s:lhV", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "f:o:t:b:s:k:lhV", opts, NULL)) != -1) {
     char *end;
     switch (c) {
     case 'f':
@@ -163,6 +173,24 @@ main(int argc, char **argv)
       break;
     case 's':
       simulate = optarg;
+      break;
+    case 'k':
+      if (strcmp(optarg, "auto") == 0)
+        kernel = XRAY_KERNEL_AUTO;
+      else if (strcmp(optarg, "machine-code") == 0)
+        kernel = XRAY_KERNEL_MACHINE_CODE;
+      else if (strcmp(optarg, "c") == 0)
+        kernel = XRAY_KERNEL_C;
+      else
+        usage_error("invalid --kernel '%s' (auto, machine-code or c)", optarg);
+      break;
+    case 'C':
+      if (!*optarg)
+        usage_error("invalid --cc '%s' (a compiler command)", optarg);
+      cc = optarg;
+      break;
+    case 'F':
+      cflags = optarg;
       break;
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
@@ -208,6 +236,12 @@ main(int argc, char **argv)
   atexit(remove_temps);
 
   xray_machine_set_budget(m, budget);
+  xray_machine_set_compiler(m, cc, cflags);
+  if (xray_machine_set_kernel(m, kernel)) {
+    fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);
+    xray_machine_free(m);
+    return 2;
+  }
   if (trace)
     xray_machine_set_trace(m, out_open(&outs[1], trace));
   xray_report_init(&rep);
