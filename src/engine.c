@@ -193,7 +193,7 @@ snap(double x, double g)
 }
 
 /* Least-squares fit of phi*x = slope*(x - c) over the transition points;
- * accepted only if the line explains each of them within 0.12 in phi (an
+ * accepted only if the model explains every point within 0.12 in phi (an
  * LRU-like edge).  Returns c, or NAN. */
 static double
 fit_lru(const double *xs, const double *phi, int n)
@@ -216,13 +216,13 @@ fit_lru(const double *xs, const double *phi, int n)
   if (slope < 1.5)
     return NAN;
   c = -icpt / slope;
+  /* Every point, saturated ones included: a noisy plateau below the edge
+   * can pass for the start of a transition, but not for one that also
+   * ends where the curve saturates.  A point faster than the low level (an
+   * op-cache plateau below the decoders) counts as low. */
   for (k = 0; k < n; k++) {
-    double pred = xs[k] <= c ? 0 : slope * (xs[k] - c) / xs[k];
-    if (pred > 1)
-      pred = 1;
-    /* A point faster than the low level (an op-cache plateau below the
-     * decoders) counts as low. */
-    if (phi[k] <= 0.95 && fabs(pred - fmax(phi[k], 0)) > 0.12)
+    double pred = xs[k] <= c ? 0 : fmin(1, slope * (xs[k] - c) / xs[k]);
+    if (fabs(pred - fmin(1, fmax(phi[k], 0))) > 0.12)
       return NAN;
   }
   return c;

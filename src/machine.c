@@ -263,7 +263,10 @@ xray__trace(xray_machine *m, const char *probe, const char *kernel, double bytes
 }
 
 int
-xray__machine_unsure(const xray_machine *base)
+xray__machine_unsure(const xray_machine *base, int *measured)
 {
-  return base->simulated ? 0 : ((const struct real *) base)->sampler.unsure;
+  const struct real *m = (const struct real *) base;
+
+  *measured = base->simulated ? 0 : m->sampler.measured;
+  return base->simulated ? 0 : m->sampler.unsure;
 }

@@ -99,6 +99,7 @@ xray__sampler_init(struct xray__sampler *s, double seconds)
   s->tolerance = 0.05;
   s->deadline = xray__now() + seconds;
   s->unsure = 0;
+  s->measured = 0;
 }
 
 /* The two smallest values seen. */
@@ -188,6 +189,7 @@ xray__measure(struct xray__sampler *s, const struct xray__kernel *k, struct xray
     if ((ok > 0 || att >= 20) && xray__now() > s->deadline)
       break;
   }
+  s->measured++;
   if (ok < 2) {
     s->unsure++;
     good_t = any_t;

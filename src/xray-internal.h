@@ -84,7 +84,8 @@ struct xray__sampler {
   int min_attempts, max_attempts;
   double tolerance;             /* reference gate */
   double deadline;              /* xray__now() after which we hurry */
-  int unsure;                   /* points that had no accepted sample */
+  int unsure;                   /* points with fewer than 2 accepted samples */
+  int measured;                 /* points measured */
 };
 
 uint64_t xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks);
@@ -153,7 +154,8 @@ void xray__trace(xray_machine *m, const char *probe, const char *kernel,
 void xray__machine_begin(xray_machine *m);
 /* Whether probes must use the C path (xray_kernel, and the ISA). */
 int xray__machine_uses_c(const xray_machine *m);
-/* Points so far measured without one sample at full speed. */
-int xray__machine_unsure(const xray_machine *m);
+/* Points so far measured without two samples at full speed; and in
+ * *measured, all points measured so far. */
+int xray__machine_unsure(const xray_machine *m, int *measured);
 
 #endif
