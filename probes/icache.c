@@ -316,7 +316,8 @@ icache_run(xray_machine *m, xray_report *r)
    * host slowdown that changes the curve between scan and refinement, or a
    * conflict tied to its buffer's pages.  A disturbed run (many points
    * measured only at reduced speed) needs two others to confirm it. */
-  double deadline = xray__now() + m->budget;
+  /* New determinations start only in the first 3/4 of the budget. */
+  double deadline = xray__now() + 0.75 * m->budget;
 
   /* A contended phase of the host (an SMT sibling that takes half of the
    * op cache and L1I) lasts tens to hundreds of milliseconds: keep trying
