@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -91,6 +91,7 @@ ax_xray_run ()
   _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]1])
   AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]1" >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
     cat conftest.xray >&AS_MESSAGE_LOG_FD
+    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray`"
     # Only NAME=NUMBER lines are evaluated.
     eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray`"
     eval "ax_xray_s_$[]1=\`sed -n 's/^# seconds: //p' conftest.xray\`"
@@ -118,7 +119,9 @@ AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
      [$1=unknown; ax_xray_how="cross-compiling"],
      [ax_xray_run $3
       AS_IF([test -n "$ax_xray_v_$2"],
-            [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"],
+            [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"
+             AS_CASE([" $ax_xray_unconfirmed "], [*" $2 "*],
+                     [ax_xray_how="$ax_xray_how, UNCONFIRMED"])],
             [$1=unknown; ax_xray_how="could not be measured"])])])
 AS_CASE([$$1],
   [unknown], [ax_xray_known=no],
@@ -128,6 +131,8 @@ AS_CASE([$$1],
 AS_IF([test "x$ax_xray_src_$2" = xoverride], [ax_xray_how="override"])
 AS_IF([test $ax_xray_known = yes],
   [AC_MSG_RESULT([$$1 $6 ($ax_xray_how)])
+   AS_CASE([$ax_xray_how], [*UNCONFIRMED*],
+     [AC_MSG_WARN([$5: repeated runs disagreed (was the machine busy?); re-run configure, or set --with-xray-$4=N])])
    AC_DEFINE_UNQUOTED([$2], [$$1], [$5, in $6 (xray)])
    $2=$$1
    ax_xray_defs="$ax_xray_defs

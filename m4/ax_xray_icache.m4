@@ -33,8 +33,16 @@
 #   warning names the option and cache variable to set, and
 #   ACTION-IF-NOT-FOUND runs (ACTION-IF-FOUND runs when both are known).
 #
-#   The engine program is built once per configure run as
-#   $(top_builddir)/xray-probe (see AX_XRAY_INIT in ax_xray_common.m4).
+#   A value is measured several times in fresh code buffers until two
+#   determinations agree within 3 %; if they never do within the engine's
+#   time budget (a very busy machine), the result line says UNCONFIRMED and
+#   a warning suggests re-running configure or setting the value.
+#
+#   The engine program is built once per configure run, only when a value
+#   must be measured, as $(top_builddir)/xray-probe (see AX_XRAY_INIT in
+#   ax_xray_common.m4).  With XRAY_SIMULATE=SPEC in the environment it
+#   measures a simulated machine instead (see xray(1)), for testing a
+#   project's use of the macros.
 #
 # LICENSE
 #

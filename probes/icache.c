@@ -223,6 +223,7 @@ conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
   }
   v->value = floor(c + 0.5);
   v->source = XRAY_SOURCE_MEASURED;
+  v->unconfirmed = !confirmed;
 }
 
 /* The portable C path (no machine-code backend for the ISA, or asked

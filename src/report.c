@@ -123,8 +123,9 @@ write_json(const xray_report *r, FILE *f)
       fprintf(f, "}");
     } else
       fprintf(f, "null");
-    fprintf(f, ", \"disagree\": %s, \"seconds\": %.3f,\n     \"description\": ",
-            v->disagree ? "true" : "false", v->seconds);
+    fprintf(f, ", \"disagree\": %s, \"confirmed\": %s, \"seconds\": %.3f,\n"
+               "     \"description\": ",
+            v->disagree ? "true" : "false", v->unconfirmed ? "false" : "true", v->seconds);
     jstr(f, v->desc);
     fprintf(f, ",\n     \"method\": ");
     jstr(f, v->method);
@@ -148,7 +149,8 @@ write_text(const xray_report *r, FILE *f)
     fprintf(f, "%-22s ", v->name);
     if (known(v)) {
       num(f, v->value);
-      fprintf(f, " %s (%s", v->unit, source_names[v->source]);
+      fprintf(f, " %s (%s%s", v->unit, source_names[v->source],
+              v->unconfirmed ? ", UNCONFIRMED: runs disagree" : "");
     } else
       fprintf(f, "unknown (%s", v->reason);
     if (v->have_os) {
@@ -170,6 +172,8 @@ write_shell(const xray_report *r, FILE *f)
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
     if (known(v)) {
+      if (v->unconfirmed)
+        fprintf(f, "# %s unconfirmed: repeated runs disagree (machine too busy?)\n", v->name);
       fprintf(f, "%s=", v->name);
       num(f, v->value);
       fprintf(f, "\n");

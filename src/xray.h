@@ -78,6 +78,7 @@ typedef struct xray_value {
   double os_value;
   char os_source[48];           /* "sysfs", "sysconf", "hwloc" */
   int disagree;                 /* measured and OS differ by > tolerance */
+  int unconfirmed;              /* repeated determinations did not agree */
   double seconds;               /* spent measuring this value's probe */
   char method[200];             /* kernel, bytes per statement, backend */
   char reason[200];             /* why unknown */

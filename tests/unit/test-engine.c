@@ -195,6 +195,10 @@ test_report(void)
   tap_ok(strstr(render(&r, XRAY_FORMAT_HEADER), "#define XRAY_A 32768") != NULL
              && strstr(render(&r, XRAY_FORMAT_HEADER), "/* #undef XRAY_B */") != NULL,
          "header: #define, unknown as #undef");
+  r.v[0].unconfirmed = 1;
+  tap_ok(strstr(render(&r, XRAY_FORMAT_SHELL), "# XRAY_A unconfirmed: ") != NULL
+             && strstr(render(&r, XRAY_FORMAT_JSON), "\"confirmed\": false") != NULL,
+         "an unconfirmed value is flagged in shell and JSON");
   tap_ok(xray_format_parse("json", &fmt) == 0 && fmt == XRAY_FORMAT_JSON
              && xray_format_parse("xml", &fmt) != 0,
          "format names parsed, unknown rejected");
@@ -237,7 +241,7 @@ test_gen(void)
 int
 main(void)
 {
-  tap_plan(45);
+  tap_plan(46);
   test_smooth();
   test_steps();
   test_refine();
