@@ -302,7 +302,7 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *l1i = xray_report_add(r, "XRAY_L1I_SIZE", "L1 instruction cache capacity", "bytes");
   xray_value *uop = xray_report_add(r, "XRAY_UOP_CACHE_OPS",
                                     "decoded-op cache capacity (0: none found)", "ops");
-  double l1[MAX_RUNS], up[MAX_RUNS];
+  double l1[MAX_RUNS], up[MAX_RUNS], deadline;
   int clean[MAX_RUNS], n = 0;
   struct once o = { 0 };
 
@@ -312,17 +312,13 @@ icache_run(xray_machine *m, xray_report *r)
     icache_c(m, l1i, uop);
     return 0;
   }
-  /* Repeat in fresh code buffers until both values are confirmed by runs
-   * in which every point had samples taken at full speed: a run can meet a
-   * host slowdown that changes the curve between scan and refinement, or a
-   * conflict tied to its buffer's pages.  A disturbed run (many points
+  /* Repeat in fresh code buffers until both values are confirmed.  A run
+   * can meet a contended phase of the host (an SMT sibling that takes half
+   * of the op cache and L1I, for tens to hundreds of milliseconds) or a
+   * conflict tied to its buffer's pages, so keep trying, starting new runs
+   * only in the first 3/4 of the budget.  A disturbed run (many points
    * measured only at reduced speed) needs two others to confirm it. */
-  /* New determinations start only in the first 3/4 of the budget. */
-  double deadline = xray__now() + 0.75 * m->budget;
-
-  /* A contended phase of the host (an SMT sibling that takes half of the
-   * op cache and L1I) lasts tens to hundreds of milliseconds: keep trying
-   * until confirmed or the budget is spent. */
+  deadline = xray__now() + 0.75 * m->budget;
   while (n < MAX_RUNS && (n < 3 || xray__now() < deadline)) {
     int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2;
     m->ops->reset(m);

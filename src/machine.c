@@ -132,7 +132,7 @@ static const struct xray__machine_ops real_ops = { real_code, real_ccode, real_r
 
 /* Core clock: a chain of 1000 dependent adds, one cycle each, as the
  * minimum over many short samples (the maximum frequency seen). */
-static int
+static void
 calibrate(struct real *m)
 {
   const struct xray_stmt *chain = xray__stmt_find("addchain");
@@ -145,7 +145,7 @@ calibrate(struct real *m)
     /* Without generated code, a cycle is a tick; probes say so. */
     m->ticks_per_cycle = 1;
     m->base.core_hz = 0;
-    return 0;
+    return;
   }
   ctx.code = kd->code;
   ctx.n = 1000;
@@ -160,7 +160,6 @@ calibrate(struct real *m)
   s.min_attempts = 30;
   m->ticks_per_cycle = xray__measure(&s, &k, NULL) / 1000;
   m->base.core_hz = m->base.tick_hz / m->ticks_per_cycle;
-  return 0;
 }
 
 xray_machine *
@@ -177,8 +176,13 @@ xray_machine_real(char *err, size_t errlen)
   xray_machine_set_compiler(&m->base, NULL, NULL);
   m->base.tick_hz = xray__tick_hz();
   calibrate(m);
-  snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz, core %.1f MHz)",
-           xray__tick_source(), m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
+  if (m->base.core_hz > 0)
+    snprintf(m->base.desc, sizeof m->base.desc,
+             "this machine (%s ticks at %.2f MHz, core %.1f MHz)", xray__tick_source(),
+             m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
+  else
+    snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz)",
+             xray__tick_source(), m->base.tick_hz / 1e6);
   xray__machine_begin(&m->base);
   return &m->base;
 }
@@ -189,7 +193,6 @@ xray__machine_begin(xray_machine *base)
   if (!base->simulated)
     xray__sampler_init(&((struct real *) base)->sampler, base->budget);
 }
-
 
 int
 xray_machine_set_kernel(xray_machine *m, xray_kernel k)
