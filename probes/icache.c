@@ -164,9 +164,10 @@ out:
   return rc;
 }
 
+/* The method, and every run's value; a disturbed run is marked '?'. */
 static void
-describe(xray_value *v, const xray_machine *m, const char *stmt, const double *runs, int n,
-         int confirmed, int gradual)
+describe(xray_value *v, const xray_machine *m, const char *stmt, const double *runs,
+         const int *clean, int n, int confirmed, int gradual)
 {
   const struct xray_stmt *s = xray__stmt_find(stmt);
   size_t len;
@@ -178,11 +179,13 @@ describe(xray_value *v, const xray_machine *m, const char *stmt, const double *r
            gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
            n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
-    snprintf(v->method + len, sizeof v->method - len, " %.0f", runs[i]);
+    snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] ? "" : "?");
 }
 
-/* Confirmed: two clean runs agree, or three runs of any kind do.  The
- * value in *out. */
+/* Confirmed: three clean runs agree, or four runs of any kind do.  Two
+ * are not enough: some code buffers (their physical pages, it seems) make
+ * 4-byte NOPs leave the op cache at 4 KB, and two such buffers in a row
+ * happen in about 1 run of 200.  The value in *out. */
 static int
 consensus(const double *runs, const int *clean, int n, double *out)
 {
@@ -191,8 +194,8 @@ consensus(const double *runs, const int *clean, int n, double *out)
 
   for (i = 0; i < n; i++)
     v[i] = clean[i] ? runs[i] : NAN;
-  return xray__consensus(v, (size_t) n, 2, AGREE, out)
-         || xray__consensus(runs, (size_t) n, 3, AGREE, out);
+  return xray__consensus(v, (size_t) n, 3, AGREE, out)
+         || xray__consensus(runs, (size_t) n, 4, AGREE, out);
 }
 
 static int
@@ -216,7 +219,7 @@ conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
       ok[k++] = runs[i];
   if (!confirmed && k > 0)
     c = xray__median(ok, (size_t) k);
-  describe(v, m, stmt, runs, n, confirmed, gradual);
+  describe(v, m, stmt, runs, clean, n, confirmed, gradual);
   if (k == 0) {
     snprintf(v->reason, sizeof v->reason, "%s", none);
     return;
@@ -319,7 +322,7 @@ icache_run(xray_machine *m, xray_report *r)
    * only in the first 3/4 of the budget.  A disturbed run (many points
    * measured only at reduced speed) needs two others to confirm it. */
   deadline = xray__now() + 0.75 * m->budget;
-  while (n < MAX_RUNS && (n < 3 || xray__now() < deadline)) {
+  while (n < MAX_RUNS && (n < 4 || xray__now() < deadline)) {
     int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2;
     m->ops->reset(m);
     if (measure_once(m, &o)) {

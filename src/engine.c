@@ -289,21 +289,26 @@ xray__refine_edge(double a, double b, double lo, double hi, double g,
 int
 xray__consensus(const double *v, size_t n, size_t k, double tol, double *out)
 {
-  size_t i, j, agree;
-  double hi;
+  size_t i, j, l, agree, same, best_same = 0;
+  int found = 0;
 
-  for (i = n; i-- > 0;) {
+  for (i = 0; i < n; i++) {
     if (isnan(v[i]))
       continue;
-    for (j = 0, agree = 0, hi = v[i]; j < n; j++)
-      if (!isnan(v[j]) && fabs(v[i] - v[j]) <= tol * fmax(v[i], v[j])) {
+    for (j = 0, agree = 0; j < n; j++)
+      if (!isnan(v[j]) && fabs(v[i] - v[j]) <= tol * fmax(v[i], v[j]))
         agree++;
-        hi = fmax(hi, v[j]);
-      }
-    if (agree >= k) {
-      *out = hi;
-      return 1;
+    if (agree < k)
+      continue;
+    /* Of the values that enough others agree with, the most frequent
+     * (edges come in discrete steps), the larger on a tie. */
+    for (l = 0, same = 0; l < n; l++)
+      same += v[l] == v[i];
+    if (!found || same > best_same || (same == best_same && v[i] > *out)) {
+      *out = v[i];
+      best_same = same;
+      found = 1;
     }
   }
-  return 0;
+  return found;
 }

@@ -118,7 +118,8 @@ double xray__refine_edge(double a, double b, double lo, double hi, double g,
                          double (*f)(void *ctx, double x), void *ctx, int *gradual);
 
 /* k of the n values agreeing within tol (relative) with one of them: 1,
- * and the largest of those in *out.  NANs never agree. */
+ * and in *out the most frequent such value (the larger on a tie).  NANs
+ * never agree. */
 int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out);
 
 /* machine.c: the two measurement backends behind one interface. */

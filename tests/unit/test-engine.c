@@ -111,13 +111,15 @@ static void
 test_consensus(void)
 {
   double agree[] = { 32768, 16000, 32704 }, disagree[] = { 32768, 16000, 64000 };
-  double none[] = { NAN, NAN }, zero[] = { 0, 0 }, c = 0;
+  double none[] = { NAN, NAN }, zero[] = { 0, 0 }, mode[] = { 4112, 4096, 1056, 4096 }, c = 0;
 
   tap_ok(xray__consensus(agree, 3, 2, 0.03, &c) && c == 32768, "two of three agree: %g", c);
   tap_ok(!xray__consensus(agree, 3, 3, 0.03, &c), "but not three of three");
   tap_ok(!xray__consensus(disagree, 3, 2, 0.03, &c), "no two agree within 3%%");
   tap_ok(!xray__consensus(none, 2, 2, 0.03, &c), "NaN never agrees");
   tap_ok(xray__consensus(zero, 2, 2, 0.03, &c) && c == 0, "zero agrees with zero");
+  tap_ok(xray__consensus(mode, 4, 3, 0.03, &c) && c == 4096,
+         "the most frequent of the agreeing values: %g", c);
 }
 
 static void
@@ -241,7 +243,7 @@ test_gen(void)
 int
 main(void)
 {
-  tap_plan(46);
+  tap_plan(47);
   test_smooth();
   test_steps();
   test_refine();
