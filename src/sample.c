@@ -102,35 +102,20 @@ xray__sampler_init(struct xray__sampler *s, double seconds)
   s->measured = 0;
 }
 
-/* The two smallest values seen. */
-struct low2 {
-  double a, b;                  /* a <= b */
-};
-
 static void
-low2_init(struct low2 *l)
+low2_init(struct xray__low2 *l)
 {
   l->a = l->b = HUGE_VAL;
 }
 
 static void
-low2_add(struct low2 *l, double v)
+low2_add(struct xray__low2 *l, double v)
 {
   if (v < l->a) {
     l->b = l->a;
     l->a = v;
   } else if (v < l->b)
     l->b = v;
-}
-
-static void
-ref_add(struct xray__ref *r, double t)
-{
-  struct low2 l = { r->low, r->best };
-
-  low2_add(&l, t);
-  r->low = l.a;
-  r->best = l.b;
 }
 
 static void
@@ -141,11 +126,11 @@ ref_prepare(struct xray__sampler *s, struct xray__ref *r)
   if (r->iters)
     return;
   r->iters = xray__iters_for(&r->k, s->target / 2);
-  r->low = r->best = HUGE_VAL;
-  for (i = 0; i < 32 || r->best == HUGE_VAL; i++) {
+  low2_init(&r->t);
+  for (i = 0; i < 32 || r->t.b == HUGE_VAL; i++) {
     uint64_t t = run_once(&r->k, r->iters);
     if (t != UINT64_MAX)
-      ref_add(r, (double) t);
+      low2_add(&r->t, (double) t);
   }
 }
 
@@ -153,7 +138,7 @@ double
 xray__measure(struct xray__sampler *s, const struct xray__kernel *k, struct xray__ref *r)
 {
   uint64_t iters = xray__iters_for(k, s->target);
-  struct low2 good_t, any_t;
+  struct xray__low2 good_t, any_t;
   int att, ok = 0;
 
   low2_init(&good_t);
@@ -174,10 +159,10 @@ xray__measure(struct xray__sampler *s, const struct xray__kernel *k, struct xray
      * preempted reference run, a sample would look impossibly fast. */
     low2_add(&any_t, t);
     if (r) {
-      ref_add(r, r0);
-      ref_add(r, r1);
-      good = r0 <= r->best * (1 + s->tolerance) && r1 <= r->best * (1 + s->tolerance);
-      t = t / ((r0 + r1) / 2) * r->best;
+      low2_add(&r->t, r0);
+      low2_add(&r->t, r1);
+      good = r0 <= r->t.b * (1 + s->tolerance) && r1 <= r->t.b * (1 + s->tolerance);
+      t = t / ((r0 + r1) / 2) * r->t.b;
     }
     if (good) {
       ok++;

@@ -72,10 +72,14 @@ struct xray__kernel {
   void *ctx;
 };
 
+struct xray__low2 {             /* the two smallest values seen, a <= b */
+  double a, b;
+};
+
 struct xray__ref {              /* reference kernel for gated sampling */
   struct xray__kernel k;
   uint64_t iters;               /* 0 until first used */
-  double low, best;             /* the two smallest times seen for iters */
+  struct xray__low2 t;          /* its times; t.b is the best one trusted */
 };
 
 struct xray__sampler {
