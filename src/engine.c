@@ -108,13 +108,17 @@ double
 xray__median(const double *v, size_t n)
 {
   double *t, r;
-  size_t i, j;
+  size_t i, j, k = 0;
 
-  if (n == 0)
+  if (n == 0 || !(t = malloc(n * sizeof *t)))
     return NAN;
-  if (!(t = malloc(n * sizeof *t)))
-    return v[0];
-  memcpy(t, v, n * sizeof *t);
+  for (i = 0; i < n; i++)
+    if (!isnan(v[i]))
+      t[k++] = v[i];
+  if ((n = k) == 0) {
+    free(t);
+    return NAN;
+  }
   for (i = 1; i < n; i++)
     for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
       double s = t[j];

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_KINDS 8
 
@@ -30,6 +31,7 @@ struct real {
   struct kind kind[MAX_KINDS];
   double ticks_per_cycle;
   double c_core_hz;             /* the clock as the C path measures it */
+  struct xray__arena arena[2];  /* by enum xray__arena_kind */
 };
 
 static void
@@ -109,6 +111,60 @@ real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byt
   return ns * m->c_core_hz / 1e9;
 }
 
+struct chase_ctx {
+  void *p;
+};
+
+static void
+run_chase(void *ctx, uint64_t iters)
+{
+  struct chase_ctx *c = ctx;
+
+  c->p = xray__chase_run(c->p, iters);
+}
+
+/* Loads one sample covers at least: enough of a long chain that the
+ * luck of one stretch of it does not decide the time. */
+#define CHASE_SAMPLE_LOADS 65536
+
+static double
+real_chase(xray_machine *base, const struct xray__chase *c)
+{
+  struct real *m = (struct real *) base;
+  struct xray__arena *a = &m->arena[c->arena];
+  struct chase_ctx ctx;
+  struct xray__kernel k = { run_chase, &ctx };
+  struct xray__sampler s;
+  uint64_t maxoff = 0, warm, t0, t1;
+  double per_load, need, ticks;
+  size_t i;
+
+  if (c->n == 0)
+    return NAN;
+  for (i = 0; i < c->n; i++)
+    if (c->off[i] > maxoff)
+      maxoff = c->off[i];
+  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, base->error, sizeof base->error))
+    return NAN;
+  xray__chase_link(a->base, c);
+  ctx.p = a->base + c->off[0];
+  /* Warm up with two full traversals: the whole chain is then resident
+   * wherever it fits, and the chase goes on from where it stopped. */
+  warm = (2 * (uint64_t) c->n + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
+  t0 = xray__ticks();
+  run_chase(&ctx, warm);
+  t1 = xray__ticks();
+  per_load = (double) (t1 - t0) / (double) (warm * XRAY_CHASE_UNROLL);
+  s = m->sampler;
+  need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);
+  if (need > (double) s.target)
+    s.target = (uint64_t) need;
+  ticks = xray__measure(&s, &k, NULL);
+  m->sampler.unsure = s.unsure;
+  m->sampler.measured = s.measured;
+  return ticks / XRAY_CHASE_UNROLL / m->ticks_per_cycle;
+}
+
 static void
 real_reset(xray_machine *base)
 {
@@ -119,6 +175,8 @@ real_reset(xray_machine *base)
     xray__mcode_free(m->kind[i].code);
     m->kind[i].code = NULL;
   }
+  xray__arena_free(&m->arena[0]);
+  xray__arena_free(&m->arena[1]);
 }
 
 static void
@@ -128,7 +186,8 @@ real_free(xray_machine *base)
   free(base);
 }
 
-static const struct xray__machine_ops real_ops = { real_code, real_ccode, real_reset, real_free };
+static const struct xray__machine_ops real_ops = { real_code, real_ccode, real_chase, real_reset,
+                                                  real_free };
 
 /* Core clock: a chain of 1000 dependent adds, one cycle each, as the
  * minimum over many short samples (the maximum frequency seen). */
@@ -173,6 +232,10 @@ xray_machine_real(char *err, size_t errlen)
   }
   m->base.ops = &real_ops;
   m->base.budget = 2.0;
+  {
+    long pg = sysconf(_SC_PAGESIZE);
+    m->base.page = pg > 0 ? (size_t) pg : 4096;
+  }
   xray_machine_set_compiler(&m->base, NULL, NULL);
   m->base.tick_hz = xray__tick_hz();
   calibrate(m);

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-extern const xray_probe xray__probe_icache;
+extern const xray_probe xray__probe_icache, xray__probe_dcache;
 
-static const xray_probe *const probes[] = { &xray__probe_icache };
+static const xray_probe *const probes[] = { &xray__probe_icache, &xray__probe_dcache };
 
 const char *
 xray_version(void)

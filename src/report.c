@@ -27,6 +27,8 @@ xray_report_add(xray_report *r, const char *name, const char *desc, const char *
   snprintf(v->unit, sizeof v->unit, "%s", unit);
   v->source = XRAY_SOURCE_UNKNOWN;
   v->value = NAN;
+  v->exact = NAN;
+  v->ns = NAN;
   return v;
 }
 
@@ -112,6 +114,12 @@ write_json(const xray_report *r, FILE *f)
       fprintf(f, "null");
     fprintf(f, ", \"unit\": ");
     jstr(f, v->unit);
+    if (known(v) && !isnan(v->exact))
+      fprintf(f, ", \"exact\": %.6g", v->exact);
+    if (known(v) && !isnan(v->ns))
+      fprintf(f, ", \"ns\": %.6g", v->ns);
+    if (v->effective)
+      fprintf(f, ", \"effective\": true");
     fprintf(f, ", \"source\": ");
     jstr(f, source_names[v->source]);
     fprintf(f, ",\n     \"os\": ");
@@ -149,7 +157,11 @@ write_text(const xray_report *r, FILE *f)
     fprintf(f, "%-22s ", v->name);
     if (known(v)) {
       num(f, v->value);
-      fprintf(f, " %s (%s%s", v->unit, source_names[v->source],
+      fprintf(f, " %s", v->unit);
+      if (!isnan(v->ns))
+        fprintf(f, " (%.1f ns)", v->ns);
+      fprintf(f, " (%s%s%s", source_names[v->source],
+              v->effective ? ", effective: shared with other cores" : "",
               v->unconfirmed ? ", UNCONFIRMED: runs disagree" : "");
     } else
       fprintf(f, "unknown (%s", v->reason);

@@ -1,4 +1,4 @@
-/* The simulated machine: a set-associative cache model behind the same
+/* The simulated machine: set-associative caches and TLBs behind the same
  * interface as the real machine, so that every control engine can be run
  * deterministically against parameters that are known, odd ones included
  * (non-power-of-two sizes and set counts, 3-, 5-, 12-, 20-way), with noise.
@@ -7,10 +7,27 @@
  *   l1i=SIZE:WAYS:LINE[:POLICY]   instruction cache (POLICY lru, plru, random)
  *   uop=OPS                       decoded-op cache holding OPS operations
  *   penalty=CYCLES                cost of an L1I miss per line (default line/16)
+ *   l1d=SIZE:WAYS:LINE[:POLICY[:LATENCY]]   data caches, in order (default
+ *   l2=..., l3=..., l4=...                  latencies 4, 12, 40, 80 cycles)
+ *   mem=CYCLES                    memory latency (default 200)
+ *   inclusive=yes|no              each level holds what the levels below
+ *                                 hold, by back-invalidation (default no)
+ *   tlb1=ENTRIES:WAYS:PAGE[:POLICY]   data TLB levels
+ *   tlb2=ENTRIES:WAYS:PAGE[:POLICY]
+ *   tlbpen=CYCLES                 a tlb1 miss that hits tlb2 (default 7)
+ *   walk=CYCLES                   a miss in every TLB level (default 30, on
+ *                                 top of tlbpen when there is a tlb2)
+ *   colour=PAGE                   physical pages of PAGE bytes placed at
+ *                                 random, as a hypervisor does: levels are
+ *                                 indexed by physical address
+ *   prefetch=next|stride|both     next-line prefetch on an L1D miss, and a
+ *                                 stride prefetcher that follows two equal
+ *                                 address deltas in a row
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
  *   spikes=PERCENT                chance of an isolated 1.5-6x spike (default 2)
  *   seed=N                        noise seed
- * SIZE takes K and M suffixes (powers of 1024). */
+ * SIZE takes K and M suffixes (powers of 1024).  Arenas of large pages use
+ * 2 MB TLB entries; the others use tlb1's PAGE. */
 #include "xray-internal.h"
 
 #include <ctype.h>
@@ -25,35 +42,46 @@ static const char *const policies[] = { "lru", "plru", "random" };
 struct cache {
   unsigned long size, ways, line, sets;
   int policy;
+  double lat;                   /* cycles for a hit (data levels) */
   unsigned long *tag;           /* sets * ways, ~0 = invalid */
   uint64_t *age;                /* LRU stamps; PLRU: tree bits in age[set*ways] */
   unsigned long clock;
   uint64_t rng;
 };
 
+#define MAX_LEVELS 4
+
+struct pmap {                   /* virtual page -> random physical page */
+  uint64_t *key, *val;
+  size_t cap, n;
+};
+
 struct sim {
   struct xray_machine base;
   struct cache l1i;
   int have_l1i;
+  struct cache lev[MAX_LEVELS]; /* data levels, L1D first */
+  int nlev;
+  double mem;
+  int inclusive;
+  struct cache tlb[2];
+  int ntlb;
+  double tlbpen, walk;
+  unsigned long colour;         /* physical page size; 0: identity */
+  struct pmap pmap;
+  uint64_t prng;                /* physical placement */
+  int pf_next, pf_stride;
+  uint64_t pf_last, pf_delta;
   unsigned long uop_ops;        /* 0: no op cache */
   double penalty;               /* cycles per missed line; 0: line / 16 */
   double noise, spikes;
   uint64_t rng;
 };
 
-static uint64_t
-rnd(uint64_t *s)                /* xorshift64* */
-{
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return *s * UINT64_C(2685821657736338717);
-}
-
 static double
 rnd_unit(uint64_t *s)
 {
-  return (double) (rnd(s) >> 11) / 9007199254740992.0;
+  return (double) (xray__rand(s) >> 11) / 9007199254740992.0;
 }
 
 static double
@@ -136,15 +164,18 @@ plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
   return bits;
 }
 
-/* Access one line address; returns 1 on a miss. */
+/* Access one line address; returns 1 on a miss (the line is then
+ * allocated), and in *evicted (if not NULL) the line it displaced, or ~0. */
 static int
-cache_access(struct cache *c, unsigned long lineaddr)
+cache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted)
 {
   unsigned long set = lineaddr % c->sets, w, victim = 0;
   unsigned long *tag = c->tag + set * c->ways;
   uint64_t *age = c->age + set * c->ways;
 
   c->clock++;
+  if (evicted)
+    *evicted = ~0UL;
   for (w = 0; w < c->ways; w++)
     if (tag[w] == lineaddr) {
       if (c->policy == POL_PLRU)
@@ -165,13 +196,26 @@ cache_access(struct cache *c, unsigned long lineaddr)
   } else if (c->policy == POL_PLRU)
     victim = plru_victim(age[0], c->ways);
   else
-    victim = rnd(&c->rng) % c->ways;
+    victim = xray__rand(&c->rng) % c->ways;
+  if (evicted)
+    *evicted = tag[victim];
   tag[victim] = lineaddr;
   if (c->policy == POL_PLRU)
     age[0] = plru_touch(age[0], c->ways, victim);
   else
     age[victim] = c->clock;
   return 1;
+}
+
+static void
+cache_invalidate(struct cache *c, unsigned long lineaddr)
+{
+  unsigned long set = lineaddr % c->sets, w;
+  unsigned long *tag = c->tag + set * c->ways;
+
+  for (w = 0; w < c->ways; w++)
+    if (tag[w] == lineaddr)
+      tag[w] = ~0UL;
 }
 
 /* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
@@ -184,7 +228,7 @@ cache_sweep_misses(struct cache *c, unsigned long first, unsigned long last)
   cache_reset(c);
   for (pass = 0; pass < 5; pass++)
     for (a = first; a <= last; a++) {
-      int m = cache_access(c, a);
+      int m = cache_access(c, a, NULL);
       if (pass >= 2)
         misses += (unsigned long) m;
     }
@@ -218,10 +262,12 @@ parse_size(const char *s, const char *what, unsigned long *out, char *err, size_
   return 0;
 }
 
+/* Cache (data: with a latency field) or TLB geometry. */
 static int
-parse_geometry(char *val, const char *level, struct cache *c, char *err, size_t errlen)
+parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb, char *err,
+               size_t errlen)
 {
-  char *f[5] = { 0 };
+  char *f[6] = { 0 };
   int n = 0;
   char what[64];
   size_t i;
@@ -230,39 +276,44 @@ parse_geometry(char *val, const char *level, struct cache *c, char *err, size_t 
   for (; *val; val++)
     if (*val == ':') {
       *val = 0;
-      if (n == 5)
+      if (n == 6)
         break;
       f[n++] = val + 1;
     }
-  if (n < 3 || n > 4) {
-    snprintf(err, errlen, "%s: expected SIZE:WAYS:LINE[:POLICY], e.g. %s=48K:12:64",
-             level, level);
+  if (n < 3 || n > (tlb ? 4 : data ? 5 : 4)) {
+    snprintf(err, errlen, "%s: expected %s, e.g. %s=%s", level,
+             tlb ? "ENTRIES:WAYS:PAGE[:POLICY]"
+             : data ? "SIZE:WAYS:LINE[:POLICY[:LATENCY]]" : "SIZE:WAYS:LINE[:POLICY]",
+             level, tlb ? "64:4:4K" : "48K:12:64");
     return -1;
   }
-  snprintf(what, sizeof what, "%s size", level);
+  snprintf(what, sizeof what, "%s %s", level, tlb ? "entries" : "size");
   if (parse_size(f[0], what, &c->size, err, errlen))
     return -1;
   snprintf(what, sizeof what, "%s ways", level);
   if (parse_size(f[1], what, &c->ways, err, errlen))
     return -1;
-  snprintf(what, sizeof what, "%s line", level);
+  snprintf(what, sizeof what, "%s %s", level, tlb ? "page" : "line");
   if (parse_size(f[2], what, &c->line, err, errlen))
     return -1;
-  if (c->line & (c->line - 1) || c->line < 4) {
-    snprintf(err, errlen, "%s line: %lu is not a power of two of at least 4", level, c->line);
+  if (c->line & (c->line - 1) || c->line < (tlb ? 1024 : 8)) {
+    snprintf(err, errlen, "%s %s: %lu is not a power of two of at least %d", level,
+             tlb ? "page" : "line", c->line, tlb ? 1024 : 8);
     return -1;
   }
+  if (tlb)
+    c->size *= c->line;
   if (c->size % (c->ways * c->line)) {
-    snprintf(err, errlen, "%s: size %lu is not a multiple of ways x line (%lu x %lu)",
-             level, c->size, c->ways, c->line);
-    return -1;
-  }
-  if (c->ways > 64) {
-    snprintf(err, errlen, "%s: at most 64 ways are simulated, not %lu", level, c->ways);
+    if (tlb)
+      snprintf(err, errlen, "%s: %lu entries are not a multiple of %lu ways", level,
+               c->size / c->line, c->ways);
+    else
+      snprintf(err, errlen, "%s: size %lu is not a multiple of ways x line (%lu x %lu)",
+               level, c->size, c->ways, c->line);
     return -1;
   }
   c->policy = POL_LRU;
-  if (n == 4) {
+  if (n >= 4) {
     for (i = 0; i < sizeof policies / sizeof *policies; i++)
       if (strcmp(f[3], policies[i]) == 0)
         break;
@@ -272,6 +323,17 @@ parse_geometry(char *val, const char *level, struct cache *c, char *err, size_t 
       return -1;
     }
     c->policy = (int) i;
+  }
+  if (c->policy == POL_PLRU && c->ways > 64) {
+    snprintf(err, errlen, "%s: tree-PLRU is simulated up to 64 ways, not %lu", level, c->ways);
+    return -1;
+  }
+  if (n == 5) {
+    unsigned long lat;
+    snprintf(what, sizeof what, "%s latency", level);
+    if (parse_size(f[4], what, &lat, err, errlen))
+      return -1;
+    c->lat = (double) lat;
   }
   return 0;
 }
@@ -293,10 +355,22 @@ parse_percent(const char *s, const char *what, double *out, char *err, size_t er
 }
 
 static int
+level_of(const char *item)
+{
+  static const char *const names[MAX_LEVELS] = { "l1d", "l2", "l3", "l4" };
+  int i;
+
+  for (i = 0; i < MAX_LEVELS; i++)
+    if (strcmp(item, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+static int
 parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
 {
   char *buf = strdup(spec), *item, *save = NULL, *eq;
-  int rc = -1;
+  int rc = -1, lv;
   unsigned long v;
 
   if (!buf) {
@@ -314,7 +388,7 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         snprintf(err, errlen, "l1i given twice");
         goto out;
       }
-      if (parse_geometry(eq, item, &m->l1i, err, errlen))
+      if (parse_geometry(eq, item, &m->l1i, 0, 0, err, errlen))
         goto out;
       m->have_l1i = 1;
     } else if (strcmp(item, "uop") == 0) {
@@ -334,14 +408,64 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
       if (parse_size(eq, "seed", &v, err, errlen))
         goto out;
       m->rng = v;
+    } else if ((lv = level_of(item)) >= 0) {
+      static const double deflat[MAX_LEVELS] = { 4, 12, 40, 80 };
+      if (lv != m->nlev) {
+        snprintf(err, errlen, lv < m->nlev ? "%s given twice"
+                 : "%s needs the levels below it (give l1d, l2, ... in order)", item);
+        goto out;
+      }
+      m->lev[lv].lat = deflat[lv];
+      if (parse_geometry(eq, item, &m->lev[lv], 1, 0, err, errlen))
+        goto out;
+      m->nlev++;
+    } else if (strcmp(item, "tlb1") == 0 || strcmp(item, "tlb2") == 0) {
+      int t = item[3] - '1';
+      if (t != m->ntlb) {
+        snprintf(err, errlen, t < m->ntlb ? "%s given twice" : "tlb2 needs a tlb1", item);
+        goto out;
+      }
+      if (parse_geometry(eq, item, &m->tlb[t], 0, 1, err, errlen))
+        goto out;
+      m->ntlb++;
+    } else if (strcmp(item, "mem") == 0 || strcmp(item, "tlbpen") == 0
+               || strcmp(item, "walk") == 0) {
+      char what[32];
+      snprintf(what, sizeof what, "%s cycles", item);
+      if (parse_size(eq, what, &v, err, errlen))
+        goto out;
+      *(item[0] == 'm' ? &m->mem : item[0] == 't' ? &m->tlbpen : &m->walk) = (double) v;
+    } else if (strcmp(item, "colour") == 0 || strcmp(item, "color") == 0) {
+      if (parse_size(eq, "colour page", &m->colour, err, errlen))
+        goto out;
+      if (m->colour & (m->colour - 1) || m->colour < 1024) {
+        snprintf(err, errlen, "colour page: %lu is not a power of two of at least 1024",
+                 m->colour);
+        goto out;
+      }
+    } else if (strcmp(item, "inclusive") == 0) {
+      if (strcmp(eq, "yes") && strcmp(eq, "no")) {
+        snprintf(err, errlen, "inclusive: '%s' is not yes or no", eq);
+        goto out;
+      }
+      m->inclusive = strcmp(eq, "yes") == 0;
+    } else if (strcmp(item, "prefetch") == 0) {
+      m->pf_next = strcmp(eq, "next") == 0 || strcmp(eq, "both") == 0;
+      m->pf_stride = strcmp(eq, "stride") == 0 || strcmp(eq, "both") == 0;
+      if (!m->pf_next && !m->pf_stride && strcmp(eq, "none")) {
+        snprintf(err, errlen, "prefetch: '%s' is not next, stride, both or none", eq);
+        goto out;
+      }
     } else {
-      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, penalty, noise, spikes, seed)",
-               item);
+      snprintf(err, errlen, "unknown simulated item '%s' (known: l1i, uop, penalty, l1d, l2, "
+               "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, noise, "
+               "spikes, seed)", item);
       goto out;
     }
   }
-  if (!m->have_l1i) {
-    snprintf(err, errlen, "the simulated machine needs an l1i=SIZE:WAYS:LINE item");
+  if (!m->have_l1i && !m->nlev) {
+    snprintf(err, errlen, "the simulated machine needs an l1i=SIZE:WAYS:LINE or "
+             "l1d=SIZE:WAYS:LINE item");
     goto out;
   }
   rc = 0;
@@ -351,6 +475,16 @@ out:
 }
 
 /* --- the measurement ----------------------------------------------------- */
+
+static double
+add_noise(struct sim *m, double cyc)
+{
+  /* Noise never makes a run faster than a twentieth of its time. */
+  cyc *= fmax(0.05, 1 + m->noise * rnd_gauss(&m->rng));
+  if (rnd_unit(&m->rng) < m->spikes)
+    cyc *= 1.5 + 4.5 * rnd_unit(&m->rng);
+  return cyc;
+}
 
 /* Fetch model: an op-cache hit delivers 6 ops per cycle, the decoders 4
  * instructions per cycle from at most 32 bytes per cycle of L1I, and a line
@@ -367,6 +501,12 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   unsigned long last = (end + tail_bytes - 1) / m->l1i.line;
   double ops = (double) n * s->ops + tail_ops, misses, lines, cyc;
 
+  if (!m->have_l1i) {
+    snprintf(base->error, sizeof base->error,
+             "the simulated machine has no instruction cache (give l1i=SIZE:WAYS:LINE)");
+    return NAN;
+  }
+
   misses = cache_sweep_misses(&m->l1i, first, last);
   lines = (double) (last - first + 1);
   if (m->uop_ops && ops <= (double) m->uop_ops && misses == 0)
@@ -376,12 +516,7 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
     double fetch = (lines - misses) * (double) m->l1i.line / 32 + misses * penalty;
     cyc = ops / 4 > fetch ? ops / 4 : fetch;
   }
-  cyc /= (double) n;
-  /* Noise never makes a run faster than a twentieth of its time. */
-  cyc *= fmax(0.05, 1 + m->noise * rnd_gauss(&m->rng));
-  if (rnd_unit(&m->rng) < m->spikes)
-    cyc *= 1.5 + 4.5 * rnd_unit(&m->rng);
-  return cyc;
+  return add_noise(m, cyc / (double) n);
 }
 
 /* The C path on the simulated machine: X-Ray's statement of four
@@ -396,42 +531,250 @@ sim_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byte
   return sim_code(base, s, n);
 }
 
+
+/* --- the data side ------------------------------------------------------- */
+
+/* Virtual bases of the two arenas, far apart. */
+#define HUGE_BASE (UINT64_C(1) << 40)
+#define SMALL_BASE (UINT64_C(1) << 42)
+#define HUGE_PAGE (UINT64_C(2) << 20)
+
+/* The physical page behind a virtual one: random, given on first touch,
+ * kept until reset (like pages a hypervisor hands out). */
+static uint64_t
+pmap_get(struct sim *m, uint64_t vpage)
+{
+  struct pmap *p = &m->pmap;
+  size_t i;
+
+  if (2 * (p->n + 1) > p->cap) {
+    struct pmap q = { 0, 0, p->cap ? 2 * p->cap : 4096, 0 };
+    q.key = malloc(q.cap * sizeof *q.key);
+    q.val = malloc(q.cap * sizeof *q.val);
+    if (!q.key || !q.val) {
+      free(q.key);
+      free(q.val);
+      return vpage;             /* out of memory: identity, still a valid machine */
+    }
+    for (i = 0; i < q.cap; i++)
+      q.key[i] = ~UINT64_C(0);
+    for (i = 0; i < p->cap; i++)
+      if (p->key[i] != ~UINT64_C(0)) {
+        size_t j = (size_t) (p->key[i] * UINT64_C(0x9e3779b97f4a7c15) >> 7) % q.cap;
+        while (q.key[j] != ~UINT64_C(0))
+          j = (j + 1) % q.cap;
+        q.key[j] = p->key[i];
+        q.val[j] = p->val[i];
+        q.n++;
+      }
+    free(p->key);
+    free(p->val);
+    *p = q;
+  }
+  i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) % p->cap;
+  while (p->key[i] != ~UINT64_C(0) && p->key[i] != vpage)
+    i = (i + 1) % p->cap;
+  if (p->key[i] == ~UINT64_C(0)) {
+    p->key[i] = vpage;
+    p->val[i] = xray__rand(&m->prng) >> 28;
+    p->n++;
+  }
+  return p->val[i];
+}
+
+static uint64_t
+physical(struct sim *m, uint64_t va)
+{
+  if (!m->colour)
+    return va;
+  return pmap_get(m, va / m->colour) * m->colour + va % m->colour;
+}
+
+/* Bring the line of pa into levels from..nlev-1 and below it; returns the
+ * index of the level that had it (nlev: memory).  Every level is indexed
+ * by physical address: for an L1 whose way fits in a page (VIPT, as L1s
+ * are) that is the same index as the virtual one. */
+static int
+fill(struct sim *m, uint64_t pa)
+{
+  int i, j;
+
+  for (i = 0; i < m->nlev; i++) {
+    unsigned long ev;
+    if (!cache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
+      break;
+    if (m->inclusive && i > 0 && ev != ~0UL)
+      for (j = 0; j < i; j++) {
+        unsigned long a = ev * m->lev[i].line, e = a + m->lev[i].line;
+        for (; a < e; a += m->lev[j].line)
+          cache_invalidate(&m->lev[j], a / m->lev[j].line);
+      }
+  }
+  /* An inclusive level that hit still refreshes nothing below: the lines
+   * were allocated on the way down by the misses above. */
+  return i;
+}
+
+static double
+load(struct sim *m, uint64_t va, int huge)
+{
+  double cyc = 0;
+  uint64_t pa;
+  int hit;
+
+  if (m->ntlb) {
+    uint64_t page = huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : va / m->tlb[0].line;
+    if (cache_access(&m->tlb[0], (unsigned long) page, NULL)) {
+      if (m->ntlb > 1) {
+        uint64_t p2 = huge ? page : va / m->tlb[1].line;
+        cyc += m->tlbpen;
+        if (cache_access(&m->tlb[1], (unsigned long) p2, NULL))
+          cyc += m->walk;
+      } else
+        cyc += m->walk;
+    }
+  }
+  pa = physical(m, va);
+  hit = fill(m, pa);
+  cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
+  if (m->pf_next && hit > 0)
+    fill(m, pa + m->lev[0].line);
+  if (m->pf_stride) {
+    uint64_t d = va - m->pf_last;
+    if (d == m->pf_delta && d != 0)
+      fill(m, physical(m, va + d));
+    m->pf_delta = d;
+    m->pf_last = va;
+  }
+  return cyc;
+}
+
+/* Loads timed at most per measurement: a long chain is timed on a stretch
+ * of it, as the real machine does. */
+#define SIM_LOADS_MAX 262144
+#define SIM_LOADS_MIN 4096
+
+static double
+sim_chase(xray_machine *base, const struct xray__chase *c)
+{
+  struct sim *m = (struct sim *) base;
+  int huge = c->arena == XRAY_ARENA_HUGE;
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  size_t i, loads, done = 0;
+  double sum = 0;
+  int pass;
+
+  if (!m->nlev) {
+    snprintf(base->error, sizeof base->error,
+             "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
+    return NAN;
+  }
+  if (c->n == 0)
+    return NAN;
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < c->n; i++)
+      load(m, b + c->off[i], huge);
+  loads = c->n < SIM_LOADS_MIN ? SIM_LOADS_MIN : c->n > SIM_LOADS_MAX ? SIM_LOADS_MAX : c->n;
+  for (i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
+    sum += load(m, b + c->off[i], huge);
+  return add_noise(m, sum / (double) loads);
+}
+
+/* The simulated truth of a named value, for the OS view. */
 int
 xray__sim_truth(const xray_machine *base, const char *name, double *v)
 {
   const struct sim *m = (const struct sim *) base;
+  int lv;
+  char field[16];
 
   if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
     *v = (double) m->l1i.size;
-  else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0)
+  else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
     *v = (double) m->uop_ops;
-  else
+  else if (strcmp(name, "XRAY_CACHE_LEVELS") == 0 && m->nlev)
+    *v = m->nlev;
+  else if (strcmp(name, "XRAY_MEM_LATENCY") == 0 && m->nlev)
+    *v = m->mem;
+  else if (strcmp(name, "XRAY_PAGE_SIZE") == 0 && (m->ntlb || m->colour))
+    *v = (double) (m->ntlb ? m->tlb[0].line : m->colour);
+  else if (strcmp(name, "XRAY_DTLB_ENTRIES") == 0 && m->ntlb)
+    *v = (double) (m->tlb[0].size / m->tlb[0].line);
+  else if (strcmp(name, "XRAY_DTLB_ASSOC") == 0 && m->ntlb)
+    *v = (double) m->tlb[0].ways;
+  else if (strcmp(name, "XRAY_L2TLB_ENTRIES") == 0 && m->ntlb > 1)
+    *v = (double) (m->tlb[1].size / m->tlb[1].line);
+  else if (strcmp(name, "XRAY_L2TLB_ASSOC") == 0 && m->ntlb > 1)
+    *v = (double) m->tlb[1].ways;
+  else if (strcmp(name, "XRAY_DTLB_MISS_LATENCY") == 0 && m->ntlb > 1)
+    *v = m->tlbpen;
+  else if (strcmp(name, "XRAY_TLB_MISS_LATENCY") == 0 && m->ntlb)
+    *v = m->walk + (m->ntlb > 1 ? m->tlbpen : 0);
+  else if ((sscanf(name, "XRAY_L%dD_%15s", &lv, field) == 2 && lv == 1)
+           || (sscanf(name, "XRAY_L%d_%15s", &lv, field) == 2 && lv >= 2)) {
+    const struct cache *c;
+    if (lv > m->nlev)
+      return -1;
+    c = &m->lev[lv - 1];
+    if (strcmp(field, "SIZE") == 0)
+      *v = (double) c->size;
+    else if (strcmp(field, "ASSOC") == 0)
+      *v = (double) c->ways;
+    else if (strcmp(field, "LINE") == 0)
+      *v = (double) c->line;
+    else if (strcmp(field, "LATENCY") == 0)
+      *v = c->lat;
+    else
+      return -1;
+  } else
     return -1;
   return 0;
+}
+
+static void
+cache_free(struct cache *c)
+{
+  free(c->tag);
+  free(c->age);
+  c->tag = NULL;
+  c->age = NULL;
 }
 
 static void
 sim_free(xray_machine *base)
 {
   struct sim *m = (struct sim *) base;
+  int i;
 
-  free(m->l1i.tag);
-  free(m->l1i.age);
+  cache_free(&m->l1i);
+  for (i = 0; i < MAX_LEVELS; i++)
+    cache_free(&m->lev[i]);
+  cache_free(&m->tlb[0]);
+  cache_free(&m->tlb[1]);
+  free(m->pmap.key);
+  free(m->pmap.val);
   free(m);
 }
 
+/* Fresh memory: new physical pages. */
 static void
 sim_reset(xray_machine *base)
 {
-  (void) base;
+  struct sim *m = (struct sim *) base;
+
+  free(m->pmap.key);
+  free(m->pmap.val);
+  memset(&m->pmap, 0, sizeof m->pmap);
 }
 
-static const struct xray__machine_ops sim_ops = { sim_code, sim_ccode, sim_reset, sim_free };
+static const struct xray__machine_ops sim_ops = { sim_code, sim_ccode, sim_chase, sim_reset,
+                                                  sim_free };
 
 xray_machine *
 xray_machine_simulated(const char *spec, char *err, size_t errlen)
 {
   struct sim *m = calloc(1, sizeof *m);
+  int i, bad;
 
   if (!m) {
     snprintf(err, errlen, "out of memory");
@@ -440,12 +783,21 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->noise = 0.01;
   m->spikes = 0.02;
   m->rng = 0x2545f4914f6cdd1dULL;
-  if (parse_spec(m, spec, err, errlen) || cache_init(&m->l1i)) {
+  m->prng = 0x853c49e6748fea9bULL;
+  m->mem = 200;
+  m->tlbpen = 7;
+  m->walk = 30;
+  bad = parse_spec(m, spec, err, errlen);
+  if (!bad && m->have_l1i)
+    bad = cache_init(&m->l1i);
+  for (i = 0; !bad && i < m->nlev; i++)
+    bad = cache_init(&m->lev[i]);
+  for (i = 0; !bad && i < m->ntlb; i++)
+    bad = cache_init(&m->tlb[i]);
+  if (bad) {
     if (!err[0])
       snprintf(err, errlen, "out of memory");
-    free(m->l1i.tag);
-    free(m->l1i.age);
-    free(m);
+    sim_free(&m->base);
     return NULL;
   }
   if (!m->rng)
@@ -453,6 +805,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->base.ops = &sim_ops;
   m->base.simulated = 1;
   m->base.budget = 2.0;
+  m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
   xray_machine_set_compiler(&m->base, NULL, NULL);
   snprintf(m->base.desc, sizeof m->base.desc, "simulated (%s)", spec);
   return &m->base;

@@ -113,6 +113,7 @@ int xray__curve_add(struct xray__curve *c, double x, double y);
 void xray__curve_free(struct xray__curve *c);
 void xray__smooth(const double *y, double *out, size_t n);
 void xray__smooth_min(const double *y, double *out, size_t n, size_t w);
+/* Median of the values that are not NAN; NAN if none. */
 double xray__median(const double *v, size_t n);
 int xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
                double (*f)(void *ctx, double x), void *ctx);
@@ -126,6 +127,45 @@ double xray__refine_edge(double a, double b, double lo, double hi, double g,
  * never agree. */
 int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out);
 
+/* chase.c: pointer chasing over an arena of memory.  A chase visits the
+ * arena offsets off[0], off[1], ..., off[n-1], off[0], ... and each load's
+ * address is the value the previous load read (X-Ray's p = *(void **)p). */
+enum xray__arena_kind {
+  XRAY_ARENA_HUGE,              /* large pages where the OS gives them */
+  XRAY_ARENA_SMALL              /* base pages only (TLB probes) */
+};
+
+struct xray__chase {
+  const uint64_t *off;          /* byte offsets, multiples of 8 */
+  size_t n;
+  enum xray__arena_kind arena;
+};
+
+struct xray__arena {
+  char *base;
+  size_t len, maplen;
+  void *map;
+};
+
+/* Loads per call of xray__chase_run per iteration. */
+#define XRAY_CHASE_UNROLL 16
+
+int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind,
+                        char *err, size_t errlen);
+void xray__arena_free(struct xray__arena *a);
+/* Whether large pages back a XRAY_ARENA_HUGE arena here; -1 if unknown. */
+int xray__arena_huge_pages(void);
+void xray__chase_link(char *base, const struct xray__chase *c);
+void *xray__chase_run(void *p, uint64_t iters);
+
+/* A random order of v[0..n-1], in place. */
+void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
+uint64_t xray__rand(uint64_t *rng);
+/* Shuffle off[0..n-1] into a random order and time the chase through it
+ * (cycles per load); the point goes to the trace as (n, cycles). */
+double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
+                        enum xray__arena_kind arena, uint64_t *rng, const char *probe);
+
 /* machine.c: the two measurement backends behind one interface. */
 struct xray__machine_ops {
   /* Cycles per statement of a loop of n statements s; NAN if impossible. */
@@ -133,7 +173,10 @@ struct xray__machine_ops {
   /* Cycles per statement of the C kernel c unrolled to n statements, and
    * its code bytes; NAN if impossible (see the machine's error). */
   double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
-  /* Drop generated code, so the next measurement runs in fresh memory. */
+  /* Cycles per load of a pointer chase; NAN if impossible. */
+  double (*chase)(xray_machine *m, const struct xray__chase *c);
+  /* Drop generated code and data, so the next measurement runs in fresh
+   * memory (new pages, new physical colours). */
   void (*reset)(xray_machine *m);
   void (*free)(xray_machine *m);
 };
@@ -145,6 +188,7 @@ struct xray_machine {
   double budget;                /* seconds one probe may spend */
   FILE *trace;                  /* CSV of every measured point, or NULL */
   double tick_hz, core_hz;      /* real machine only */
+  size_t page;                  /* base page size: the unit of physical placement */
   xray_kernel kernel;           /* which kernels time code */
   char cc[256], cflags[512];    /* for C kernels */
   char error[200];              /* why a measurement was impossible */

@@ -82,6 +82,9 @@ typedef struct xray_value {
   double seconds;               /* spent measuring this value's probe */
   char method[200];             /* kernel, bytes per statement, backend */
   char reason[200];             /* why unknown */
+  double exact;                 /* unrounded value, or NAN */
+  double ns;                    /* the value in nanoseconds (latencies), or NAN */
+  int effective;                /* a shared level: what this process gets */
 } xray_value;
 
 #define XRAY_REPORT_MAX 64

@@ -1,0 +1,161 @@
+/* Pointer chasing: arenas of memory and the chase kernel.
+ *
+ * Every data-side probe times a chain of dependent loads through memory it
+ * laid out itself.  The chain is written into an arena: large pages when
+ * the OS gives them (so that TLB misses stay out of cache measurements),
+ * base pages for TLB probes.  Arenas are reserved without backing store;
+ * only the lines a chain touches are ever faulted in. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "xray-internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#define HAVE_MMAP 1
+#else
+#include <stdlib.h>
+#endif
+
+#define HUGE_ALIGN ((size_t) 2 << 20)
+
+int
+xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind,
+                    char *err, size_t errlen)
+{
+  if (a->base && a->len >= len)
+    return 0;
+  xray__arena_free(a);
+  len = (len + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+#ifdef HAVE_MMAP
+  {
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+    uintptr_t p;
+#ifdef MAP_NORESERVE
+    flags |= MAP_NORESERVE;
+#endif
+    a->maplen = len + HUGE_ALIGN;
+    a->map = mmap(NULL, a->maplen, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (a->map == MAP_FAILED) {
+      snprintf(err, errlen, "cannot map %zu MB for a pointer chase: %s", len >> 20,
+               strerror(errno));
+      a->map = NULL;
+      return -1;
+    }
+    p = ((uintptr_t) a->map + HUGE_ALIGN - 1) & ~(uintptr_t) (HUGE_ALIGN - 1);
+    a->base = (char *) p;
+    a->len = len;
+#ifdef MADV_HUGEPAGE
+    madvise(a->base, len, kind == XRAY_ARENA_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void) kind;
+#endif
+  }
+#else
+  (void) kind;
+  a->maplen = len + HUGE_ALIGN;
+  a->map = calloc(1, a->maplen);
+  if (!a->map) {
+    snprintf(err, errlen, "cannot allocate %zu MB for a pointer chase", len >> 20);
+    return -1;
+  }
+  a->base = (char *) (((uintptr_t) a->map + HUGE_ALIGN - 1) & ~(uintptr_t) (HUGE_ALIGN - 1));
+  a->len = len;
+#endif
+  return 0;
+}
+
+void
+xray__arena_free(struct xray__arena *a)
+{
+  if (a->map) {
+#ifdef HAVE_MMAP
+    munmap(a->map, a->maplen);
+#else
+    free(a->map);
+#endif
+  }
+  memset(a, 0, sizeof *a);
+}
+
+int
+xray__arena_huge_pages(void)
+{
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  char buf[128];
+  int r = -1;
+
+  if (!f)
+    return -1;
+  if (fgets(buf, sizeof buf, f))
+    r = strstr(buf, "[never]") ? 0 : 1;
+  fclose(f);
+  return r;
+}
+
+void
+xray__chase_link(char *base, const struct xray__chase *c)
+{
+  size_t i;
+
+  for (i = 0; i < c->n; i++)
+    *(void **) (base + c->off[i]) = base + c->off[i + 1 < c->n ? i + 1 : 0];
+}
+
+#define L1 p = *(void **) p;
+#define L4 L1 L1 L1 L1
+void *
+xray__chase_run(void *p, uint64_t iters)
+{
+  while (iters--) {
+    L4 L4 L4 L4
+  }
+  return p;
+}
+#undef L1
+#undef L4
+
+uint64_t
+xray__rand(uint64_t *s)         /* xorshift64* */
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * UINT64_C(2685821657736338717);
+}
+
+/* Fisher-Yates.  A chase links its list in order and back to the start,
+ * so any order is one cycle that visits every element before it repeats;
+ * shuffled, it is one no stride prefetcher can learn (X-Ray's
+ * i -> (i + p) mod n is a constant stride modulo n, and Zen 3 learns it). */
+void
+xray__shuffle(uint64_t *v, size_t n, uint64_t *rng)
+{
+  size_t i;
+
+  for (i = n; i > 1; i--) {
+    size_t j = (size_t) (xray__rand(rng) % i);
+    uint64_t t = v[i - 1];
+    v[i - 1] = v[j];
+    v[j] = t;
+  }
+}
+
+double
+xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
+                 uint64_t *rng, const char *probe)
+{
+  struct xray__chase c;
+  double y;
+
+  xray__shuffle(off, n, rng);
+  c.off = off;
+  c.n = n;
+  c.arena = arena;
+  y = m->ops->chase(m, &c);
+  xray__trace(m, probe, arena == XRAY_ARENA_HUGE ? "chase" : "chase-4k", (double) n, y);
+  return y;
+}
