@@ -5,9 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-extern const xray_probe xray__probe_icache, xray__probe_dcache;
+extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches;
 
-static const xray_probe *const probes[] = { &xray__probe_icache, &xray__probe_dcache };
+static const xray_probe *const probes[] = { &xray__probe_icache, &xray__probe_dcache,
+                                            &xray__probe_caches };
 
 const char *
 xray_version(void)

@@ -166,6 +166,19 @@ uint64_t xray__rand(uint64_t *rng);
 double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
                         enum xray__arena_kind arena, uint64_t *rng, const char *probe);
 
+/* probes/caches.c: the chance that a load misses a level of A ways whose
+ * sets span P page colours, with one line in each of k pages drawn from a
+ * pool of N: Pr[X >= A], X ~ Hypergeometric(N - 1, N/P - 1, k - 1). */
+double xray__colour_miss(double k, double P, int A, double N);
+
+/* The cost per load of translation: n lines, one in each of n pages
+ * (pages[i], or page i if pages is NULL) at offsets that spread them over
+ * every L1 set, less the same lines packed into the fewest pages.  The
+ * packed chain's time goes to *base if not NULL.  off has room for n. */
+double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, const uint64_t *pages,
+                      enum xray__arena_kind arena, uint64_t *rng, const char *probe,
+                      double *base);
+
 /* machine.c: the two measurement backends behind one interface. */
 struct xray__machine_ops {
   /* Cycles per statement of a loop of n statements s; NAN if impossible. */
