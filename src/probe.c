@@ -5,10 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches;
+extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches,
+  xray__probe_tlb;
 
 static const xray_probe *const probes[] = { &xray__probe_icache, &xray__probe_dcache,
-                                            &xray__probe_caches };
+                                            &xray__probe_caches, &xray__probe_tlb };
 
 const char *
 xray_version(void)
