@@ -457,7 +457,7 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       }
     } else {
-      snprintf(err, errlen, "unknown simulated item '%s' (known: l1i, uop, penalty, l1d, l2, "
+      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, penalty, l1d, l2, "
                "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, noise, "
                "spikes, seed)", item);
       goto out;
