@@ -378,23 +378,6 @@ line_of(struct cc *c, const struct level *L)
   return NAN;
 }
 
-static void
-unknown(xray_value *v, const char *why)
-{
-  if (v)
-    snprintf(v->reason, sizeof v->reason, "%.190s", why);
-}
-
-static void
-measured(xray_value *v, double value, const char *method)
-{
-  if (!v)
-    return;
-  v->value = value;
-  v->source = XRAY_SOURCE_MEASURED;
-  snprintf(v->method, sizeof v->method, "%.199s", method);
-}
-
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
@@ -405,7 +388,7 @@ caches_run(xray_machine *m, xray_report *r)
   struct level L[MAX_LEVELS];
   double y[128];
   int first[MAX_LEVELS + 1], last[MAX_LEVELS + 1], np, nl, i, rc = 0, settled;
-  char method[200], why[200], msg[200];
+  char method[200], why[200], msg[200], unsettled[200];
   double sm[128];
 
   if (!c || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
@@ -452,42 +435,44 @@ caches_run(xray_machine *m, xray_report *r)
     analyse(c, &L[i], y);
     if (L[i].fit.A > 0 && L[i].fit.rms <= FIT_RMS)
       L[i].size = L[i].fit.P * L[i].fit.A * (double) c->page;
-    L[i].line = line_of(c, &L[i]);
+    /* The pair test needs k where the level surely misses: only where
+     * the model placed the level's transition. */
+    if (!isnan(L[i].size))
+      L[i].line = line_of(c, &L[i]);
   }
   if (why[0])
-    unknown(vlev, why);
+    xray__value_unknown(vlev, why);
   else if (!settled) {
-    snprintf(msg, sizeof msg, "the time per load still changes at %d pages: levels beyond "
-             "the %d found may follow", K_MAX, nl);
-    unknown(vlev, msg);
+    snprintf(unsettled, sizeof unsettled, "the time per load still changes at %d pages: "
+             "levels beyond the %d found may follow", K_MAX, nl);
+    xray__value_unknown(vlev, unsettled);
   } else {
     snprintf(method, sizeof method,
              "steps in the time per load of one line in each of 2-%d random pages", K_MAX);
-    measured(vlev, nl, method);
+    xray__value_measured(vlev, nl, method);
   }
   for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++) {
+    static const struct {
+      const char *suffix, *desc, *unit;
+    } fields[4] = { { "SIZE", "capacity", "bytes" }, { "ASSOC", "associativity", "ways" },
+                    { "LINE", "line size", "bytes" },
+                    { "LATENCY", "load-to-use latency", "cycles" } };
     char name[32], desc[64];
-    xray_value *v[4];
-    int lv = i + 1, have = i < nl && !why[0];
-    snprintf(name, sizeof name, "XRAY_L%d_SIZE", lv);
-    snprintf(desc, sizeof desc, "L%d cache capacity", lv);
-    v[0] = xray_report_add(r, name, desc, "bytes");
-    snprintf(name, sizeof name, "XRAY_L%d_ASSOC", lv);
-    snprintf(desc, sizeof desc, "L%d cache associativity", lv);
-    v[1] = xray_report_add(r, name, desc, "ways");
-    snprintf(name, sizeof name, "XRAY_L%d_LINE", lv);
-    snprintf(desc, sizeof desc, "L%d cache line size", lv);
-    v[2] = xray_report_add(r, name, desc, "bytes");
-    snprintf(name, sizeof name, "XRAY_L%d_LATENCY", lv);
-    snprintf(desc, sizeof desc, "L%d cache load-to-use latency", lv);
-    v[3] = xray_report_add(r, name, desc, "cycles");
-    if (!v[3]) {
+    xray_value *v[4] = { 0 };
+    int f, lv = i + 1, have = i < nl && !why[0];
+    for (f = 0; f < 4; f++) {
+      snprintf(name, sizeof name, "XRAY_L%d_%s", lv, fields[f].suffix);
+      snprintf(desc, sizeof desc, "L%d cache %s", lv, fields[f].desc);
+      v[f] = xray_report_add(r, name, desc, fields[f].unit);
+    }
+    if (!v[0] || !v[1] || !v[2] || !v[3]) {
       rc = -1;
       break;
     }
     if (!have) {
       const char *no = why[0] ? why : "no such level: the time per load shows no further step";
-      unknown(v[0], no), unknown(v[1], no), unknown(v[2], no), unknown(v[3], no);
+      for (f = 0; f < 4; f++)
+        xray__value_unknown(v[f], no);
       continue;
     }
     {
@@ -503,29 +488,31 @@ caches_run(xray_machine *m, xray_report *r)
         snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
                  "%.0f-%.0f pages (rms %.3f > %.2f): the level is not indexed by page "
                  "colour as modelled", c->pt[l->a].k, c->pt[l->b].k, l->fit.rms, FIT_RMS);
-        unknown(v[0], msg);
-        unknown(v[1], msg);
+        xray__value_unknown(v[0], msg);
+        xray__value_unknown(v[1], msg);
         snprintf(v[0]->method, sizeof v[0]->method, "%s", method);
         snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
       } else {
-        measured(v[0], l->size, method);
+        xray__value_measured(v[0], l->size, method);
         if (l->fit.err2 >= FIT_SEPARATION * l->fit.err)
-          measured(v[1], l->fit.A, method);
+          xray__value_measured(v[1], l->fit.A, method);
         else {
           snprintf(msg, sizeof msg, "the colour model fits %d and %d ways about equally "
                    "(error x%.2f)", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
-          unknown(v[1], msg);
+          xray__value_unknown(v[1], msg);
           snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
         }
       }
       v[0]->effective = v[1]->effective = shared;
-      if (isnan(l->line))
-        unknown(v[2], "no pair offset below a page made both loads miss");
+      if (isnan(l->size))
+        xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
+      else if (isnan(l->line))
+        xray__value_unknown(v[2], "no pair offset below a page made both loads miss");
       else
-        measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond the level");
+        xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond the level");
       snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
                c->pt[first[i]].k, c->pt[last[i]].k);
-      measured(v[3], floor(l->lo + 0.5), method);
+      xray__value_measured(v[3], floor(l->lo + 0.5), method);
       v[3]->exact = l->lo;
       if (m->core_hz > 0)
         v[3]->ns = l->lo / m->core_hz * 1e9;
@@ -534,15 +521,15 @@ caches_run(xray_machine *m, xray_report *r)
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
     if (why[0])
-      unknown(vmem, why);
+      xray__value_unknown(vmem, why);
     else if (!settled)
-      unknown(vmem, msg);
+      xray__value_unknown(vmem, unsettled);
     else {
       double lat = L[nl - 1].hi;
       snprintf(method, sizeof method,
                "plateau of the time per load at %.0f-%.0f pages (one line per page, large "
                "pages)", c->pt[first[nl]].k, c->pt[last[nl]].k);
-      measured(vmem, floor(lat + 0.5), method);
+      xray__value_measured(vmem, floor(lat + 0.5), method);
       vmem->exact = lat;
       if (m->core_hz > 0)
         vmem->ns = lat / m->core_hz * 1e9;

@@ -81,23 +81,6 @@ strided(struct tc *c, size_t n, uint64_t s)
   return xray__chase_time(c->m, c->off, n, XRAY_ARENA_SMALL, &c->rng, "tlb-page");
 }
 
-static void
-set(xray_value *v, double x, const char *method)
-{
-  if (!v)
-    return;
-  v->value = x;
-  v->source = XRAY_SOURCE_MEASURED;
-  snprintf(v->method, sizeof v->method, "%.199s", method);
-}
-
-static void
-none(xray_value *v, const char *why)
-{
-  if (v)
-    snprintf(v->reason, sizeof v->reason, "%.199s", why);
-}
-
 static int
 tlb_run(xray_machine *m, xray_report *r)
 {
@@ -132,8 +115,8 @@ tlb_run(xray_machine *m, xray_report *r)
   if (ns == 0) {
     snprintf(why, sizeof why, "%.190s", c.failed ? m->error
              : "translation costs nothing measurable up to 16384 pages");
-    none(vpage, why), none(ve1, why), none(va1, why), none(ve2, why), none(va2, why);
-    none(vm1, why), none(vm, why);
+    xray__value_unknown(vpage, why), xray__value_unknown(ve1, why), xray__value_unknown(va1, why), xray__value_unknown(ve2, why), xray__value_unknown(va2, why);
+    xray__value_unknown(vm1, why), xray__value_unknown(vm, why);
     goto out;
   }
   /* The middle of the step.  A set-associative level overflows one set at
@@ -144,20 +127,20 @@ tlb_run(xray_machine *m, xray_report *r)
                 st[i].lo + ONSET * (st[i].hi - st[i].lo)) - 1;
   snprintf(method, sizeof method, "consecutive pages in random order, one line each, less "
            "the same lines packed; step at %zu pages", e[0] + 1);
-  set(ve1, (double) e[0], method);
+  xray__value_measured(ve1, (double) e[0], method);
   if (ns > 1) {
     snprintf(method, sizeof method, "consecutive pages in random order, one line each, less "
              "the same lines packed; step at %zu pages", e[1] + 1);
-    set(ve2, (double) e[1], method);
-    set(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
+    xray__value_measured(ve2, (double) e[1], method);
+    xray__value_measured(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
     vm1->exact = st[0].hi - st[0].lo;
-    set(vm, floor(st[1].hi - st[0].lo + 0.5), "plateau after the second step");
+    xray__value_measured(vm, floor(st[1].hi - st[0].lo + 0.5), "plateau after the second step");
     vm->exact = st[1].hi - st[0].lo;
   } else {
-    none(ve2, "one step only in the translation cost up to 16384 pages");
-    none(va2, "one step only in the translation cost up to 16384 pages");
-    none(vm1, "one TLB level: see XRAY_TLB_MISS_LATENCY");
-    set(vm, floor(st[0].hi - st[0].lo + 0.5), "plateau after the step");
+    xray__value_unknown(ve2, "one step only in the translation cost up to 16384 pages");
+    xray__value_unknown(va2, "one step only in the translation cost up to 16384 pages");
+    xray__value_unknown(vm1, "one TLB level: see XRAY_TLB_MISS_LATENCY");
+    xray__value_measured(vm, floor(st[0].hi - st[0].lo + 0.5), "plateau after the step");
     vm->exact = st[0].hi - st[0].lo;
   }
   /* Page size: 2 E1 lines s apart use E1 pages up to s = page / 2. */
@@ -171,9 +154,9 @@ tlb_run(xray_machine *m, xray_report *r)
     if (s <= ((uint64_t) 1 << 22)) {
       snprintf(method, sizeof method, "%zu lines s bytes apart miss the first level from "
                "s = %llu", n, (unsigned long long) s);
-      set(vpage, (double) s, method);
+      xray__value_measured(vpage, (double) s, method);
     } else
-      none(vpage, "no stride up to 4 MB made the first level miss");
+      xray__value_unknown(vpage, "no stride up to 4 MB made the first level miss");
   }
   /* Full associativity: E1 pages 2^j pages apart fit for every j. */
   {
@@ -187,13 +170,13 @@ tlb_run(xray_machine *m, xray_report *r)
     if (j > 12) {
       snprintf(method, sizeof method, "%zu pages at every stride of 2-4096 pages fit: fully "
                "associative", e[0]);
-      set(va1, (double) e[0], method);
+      xray__value_measured(va1, (double) e[0], method);
     } else {
       snprintf(why, sizeof why, "set-associative (%zu pages %llu pages apart miss); its ways "
                "are not measured", e[0], (unsigned long long) (1ULL << j));
-      none(va1, why);
+      xray__value_unknown(va1, why);
     }
-    none(va2, ns > 1 ? "not measured: the strides it needs span gigabytes of address space"
+    xray__value_unknown(va2, ns > 1 ? "not measured: the strides it needs span gigabytes of address space"
          : "one step only in the translation cost up to 16384 pages");
   }
 out:

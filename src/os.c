@@ -33,10 +33,11 @@ read_line(const char *path, char *buf, size_t len)
   return 0;
 }
 
-/* Size in bytes of the cache of this level and type ("Data",
- * "Instruction", "Unified") from /sys, or -1. */
+/* A field ("size", "ways_of_associativity", "coherency_line_size") of
+ * the cache of this level and type ("Data", "Instruction", "Unified") from
+ * /sys, in bytes for sizes, or -1. */
 static double
-sysfs_cache_size(int level, const char *type)
+sysfs_cache(int level, const char *type, const char *field)
 {
   char path[128], buf[64];
   int i;
@@ -50,7 +51,7 @@ sysfs_cache_size(int level, const char *type)
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
     if (read_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
       continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, field);
     if (read_line(path, buf, sizeof buf))
       continue;
     {
@@ -86,6 +87,30 @@ hwloc_l1i(void)
 }
 #endif
 
+/* XRAY_L1D_SIZE, XRAY_L2_ASSOC, XRAY_L3_LINE, ...: the data or unified
+ * cache of that level in sysfs.  Latencies have no OS view. */
+static int
+sysfs_data_cache(const char *name, double *v)
+{
+  static const struct {
+    const char *suffix, *field;
+  } f[] = { { "SIZE", "size" }, { "ASSOC", "ways_of_associativity" },
+            { "LINE", "coherency_line_size" } };
+  char field[16];
+  int level;
+  size_t i;
+
+  if (!((sscanf(name, "XRAY_L%dD_%15s", &level, field) == 2 && level == 1)
+        || (sscanf(name, "XRAY_L%d_%15s", &level, field) == 2 && level >= 2)))
+    return -1;
+  for (i = 0; i < sizeof f / sizeof *f; i++)
+    if (strcmp(field, f[i].suffix) == 0) {
+      *v = sysfs_cache(level, level == 1 ? "Data" : "Unified", f[i].field);
+      return *v > 0 ? 0 : -1;
+    }
+  return -1;
+}
+
 int
 xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
 {
@@ -102,7 +127,7 @@ xray__os_view(const xray_machine *m, const char *name, double *v, char *src, siz
       return 0;
     }
 #endif
-    if ((*v = sysfs_cache_size(1, "Instruction")) > 0) {
+    if ((*v = sysfs_cache(1, "Instruction", "size")) > 0) {
       snprintf(src, srclen, "sysfs");
       return 0;
     }
@@ -116,6 +141,18 @@ xray__os_view(const xray_machine *m, const char *name, double *v, char *src, siz
       }
     }
 #endif
+  }
+  if (sysfs_data_cache(name, v) == 0) {
+    snprintf(src, srclen, "sysfs");
+    return 0;
+  }
+  if (strcmp(name, "XRAY_PAGE_SIZE") == 0) {
+    long p = sysconf(_SC_PAGESIZE);
+    if (p > 0) {
+      *v = (double) p;
+      snprintf(src, srclen, "sysconf");
+      return 0;
+    }
   }
   return -1;
 }

@@ -3,6 +3,7 @@
 #include "xray-internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches,
@@ -59,4 +60,21 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
     }
   }
   return rc;
+}
+
+void
+xray__value_measured(xray_value *v, double x, const char *method)
+{
+  if (!v)
+    return;
+  v->value = x;
+  v->source = XRAY_SOURCE_MEASURED;
+  snprintf(v->method, sizeof v->method, "%.199s", method);
+}
+
+void
+xray__value_unknown(xray_value *v, const char *why)
+{
+  if (v)
+    snprintf(v->reason, sizeof v->reason, "%.199s", why);
 }

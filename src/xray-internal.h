@@ -179,6 +179,11 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, const uint64_t *
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                       double *base);
 
+/* probe.c: a value measured by `method`, or unknown because of `why`
+ * (either may be given a NULL value, which does nothing). */
+void xray__value_measured(xray_value *v, double x, const char *method);
+void xray__value_unknown(xray_value *v, const char *why);
+
 /* machine.c: the two measurement backends behind one interface. */
 struct xray__machine_ops {
   /* Cycles per statement of a loop of n statements s; NAN if impossible. */
