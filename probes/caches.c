@@ -433,7 +433,8 @@ caches_run(xray_machine *m, xray_report *r)
   /* Transition 0 is L1's (k = A1 + 1); each later one is a level of its own. */
   for (i = 1; i < nl && !c->failed; i++) {
     analyse(c, &L[i], y);
-    if (L[i].fit.A > 0 && L[i].fit.rms <= FIT_RMS)
+    if (L[i].fit.A > 0 && L[i].fit.rms <= FIT_RMS
+        && L[i].fit.err2 >= FIT_SEPARATION * L[i].fit.err)
       L[i].size = L[i].fit.P * L[i].fit.A * (double) c->page;
     /* The pair test needs k where the level surely misses: only where
      * the model placed the level's transition. */
@@ -484,7 +485,7 @@ caches_run(xray_machine *m, xray_report *r)
                c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
                l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
                shared ? "; shared last level: what this process gets" : "");
-      if (isnan(l->size)) {
+      if (l->fit.rms > FIT_RMS) {
         snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
                  "%.0f-%.0f pages (rms %.3f > %.2f): the level is not indexed by page "
                  "colour as modelled", c->pt[l->a].k, c->pt[l->b].k, l->fit.rms, FIT_RMS);
@@ -492,16 +493,20 @@ caches_run(xray_machine *m, xray_report *r)
         xray__value_unknown(v[1], msg);
         snprintf(v[0]->method, sizeof v[0]->method, "%s", method);
         snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
+      } else if (l->fit.err2 < FIT_SEPARATION * l->fit.err) {
+        /* Capacity and ways come from one model: if it cannot tell its
+         * ways apart it has not identified the level (on Zen 3, whose L2
+         * index is not plain page colour, such fits land at 5 MB). */
+        snprintf(msg, sizeof msg, "the colour model fits %d and %d ways about equally "
+                 "(error x%.2f): the level is not identified", l->fit.A, l->fit.A2,
+                 l->fit.err2 / l->fit.err);
+        xray__value_unknown(v[0], msg);
+        xray__value_unknown(v[1], msg);
+        snprintf(v[0]->method, sizeof v[0]->method, "%s", method);
+        snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
       } else {
         xray__value_measured(v[0], l->size, method);
-        if (l->fit.err2 >= FIT_SEPARATION * l->fit.err)
-          xray__value_measured(v[1], l->fit.A, method);
-        else {
-          snprintf(msg, sizeof msg, "the colour model fits %d and %d ways about equally "
-                   "(error x%.2f)", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
-          xray__value_unknown(v[1], msg);
-          snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
-        }
+        xray__value_measured(v[1], l->fit.A, method);
       }
       v[0]->effective = v[1]->effective = shared;
       if (isnan(l->size))
