@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 2
+#serial 3
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -84,50 +84,105 @@ ax_xray_build ()
 }
 ax_xray_run ()
 {
-  eval "test \"x\$ax_xray_ran_$[]1\" = xyes" && return
-  eval "ax_xray_ran_$[]1=yes; ax_xray_s_$[]1="
+  ax_xray_key=$[]1
+  shift
+  test $[]# = 0 && set x "$ax_xray_key" && shift
+  eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
+  eval "ax_xray_ran_$ax_xray_key=yes; ax_xray_s_$ax_xray_key="
   ax_xray_build
   test -n "$ax_xray_prog" || return
-  _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]1])
-  AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]1" >conftest.xray 2>&AS_MESSAGE_LOG_FD], [
-    cat conftest.xray >&AS_MESSAGE_LOG_FD
-    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray`"
+  _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]*])
+  AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_key 2>&AS_MESSAGE_LOG_FD], [
+    cat conftest.xray-$ax_xray_key >&AS_MESSAGE_LOG_FD
+    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_key`"
     # Only NAME=NUMBER lines are evaluated.
-    eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray`"
-    eval "ax_xray_s_$[]1=\`sed -n 's/^# seconds: //p' conftest.xray\`"
-  ], [AC_MSG_WARN([xray-probe $[]1 failed (see config.log)])])
-  rm -f conftest.xray
+    eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
+    eval "ax_xray_s_$ax_xray_key=\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_key\`"
+  ], [AC_MSG_WARN([xray-probe $[]* failed (see config.log)])
+      rm -f conftest.xray-$ax_xray_key])
+}
+# ax_xray_valid KIND VALUE: a whole number, or with KIND decimal a number.
+ax_xray_valid ()
+{
+  case $[]2 in
+    ''|*[[!0-9.]]*|*.*.*|.*|*.) return 1 ;;
+  esac
+  test "x$[]1" = xdecimal && return 0
+  case $[]2 in
+    *.*) return 1 ;;
+  esac
+  return 0
+}
+# ax_xray_why DEFINE KEY: the engine's reason for an unknown value, if any.
+ax_xray_why ()
+{
+  test -f conftest.xray-$[]2 && sed -n "s/^# $[]1 unknown: //p" conftest.xray-$[]2 | sed 1q
 }
 ])
 
-# _AX_XRAY_VALUE(CACHE-VAR, DEFINE, PROBE, OPTION, DESCRIPTION, UNIT)
+# _AX_XRAY_TYPE_NAME(TYPE): the type in a define name: __m256d -> M256D,
+# long double -> LONG_DOUBLE.  _AX_XRAY_OP_NAME(OP): + - * / fma -> ADD ...
+m4_define([_AX_XRAY_TYPE_NAME],
+  [m4_toupper(m4_translit(m4_bpatsubst([$1], [^_*]), [ ], [_]))])
+m4_define([_AX_XRAY_OP_NAME],
+  [m4_case([$1], [+], [ADD], [-], [SUB], [*], [MUL], [/], [DIV], [fma], [FMA])])
+m4_define([_AX_XRAY_OP_WORD],
+  [m4_case([$1], [+], [add], [-], [sub], [*], [mul], [/], [div], [fma], [fma])])
+
+# _AX_XRAY_OPVALUE(PREFIX, DEFINE-PREFIX, PROBE, TYPE, OP, DESCRIPTION, UNIT):
+# one value of the latency or throughput probe, e.g. XRAY_LAT_DOUBLE_MUL.
+m4_define([_AX_XRAY_OPVALUE],
+[m4_pushdef([_ax_xray_n], _AX_XRAY_TYPE_NAME([$4])[_]_AX_XRAY_OP_NAME([$5]))dnl
+_AX_XRAY_VALUE([ax_cv_xray_$1_]m4_tolower(_ax_xray_n), [XRAY_$2_]_ax_xray_n,
+  [$3_]m4_tolower(_ax_xray_n), [$1-]m4_tolower(m4_translit(_ax_xray_n, [_], [-])),
+  [$6], [$7], [decimal], [$3 '--ops=$4:$5'])
+m4_popdef([_ax_xray_n])])
+
+# _AX_XRAY_CHECK_TYPE(MACRO, TYPE): stop autoconf on a type xray does not know.
+m4_define([_AX_XRAY_CHECK_TYPE],
+[m4_bmatch([$2],
+  [^\(char\|short\|int\|long\|long long\|unsigned char\|unsigned short\|unsigned\|unsigned int\|unsigned long\|unsigned long long\|float\|double\|long double\|__m128\|__m128d\|__m128i\|__m256\|__m256d\|__m256i\|__m512\|__m512d\|__m512i\|float32x4_t\|float64x2_t\|int32x4_t\|int64x2_t\)$], [],
+  [m4_fatal([$1: unknown type ']$2[' (known: C integer and floating types such as long or double, and __m128, __m128d, __m128i, __m256, __m256d, __m256i, __m512, __m512d, __m512i, float32x4_t, float64x2_t, int32x4_t, int64x2_t)])])])
+
+# _AX_XRAY_CHECK_OP(MACRO, OP): stop autoconf on an unknown operator.
+m4_define([_AX_XRAY_CHECK_OP],
+[m4_case([$2], [+], [], [-], [], [*], [], [/], [], [fma], [],
+  [m4_fatal([$1: unknown operator ']$2[' (known: +, -, *, / and fma)])])])
+
+# _AX_XRAY_VALUE(CACHE-VAR, DEFINE, KEY, OPTION, DESCRIPTION, UNIT,
+#                [KIND], [ENGINE-ARGS])
 # The checking line, cache variable, --with option, validation, define.
+# KIND is empty (whole numbers) or "decimal" (e.g. 0.5 cycles).  The engine
+# runs ENGINE-ARGS (default: the probe named KEY) once per KEY.
 # Leaves ax_xray_known=yes or no.
 AC_DEFUN([_AX_XRAY_VALUE], [
 AC_REQUIRE([_AX_XRAY_FUNCS])
 AC_ARG_WITH([xray-$4],
   [AS_HELP_STRING([--with-xray-$4=N], [do not measure $5; use N ($6)])])
 m4_pushdef([_ax_xray_with], [with_xray_]m4_translit([$4], [-], [_]))dnl
+m4_pushdef([_ax_xray_what], m4_if([$7], [decimal], [a number], [a whole number]))dnl
 AS_CASE([$_ax_xray_with],
   [''|no], [],
-  [yes|*[[!0-9]]*], [AC_MSG_ERROR([--with-xray-$4='$_ax_xray_with': give $5 as a whole number of $6])],
-  [$1=$_ax_xray_with; ax_xray_src_$2=override])
+  [AS_IF([ax_xray_valid "$7" "$_ax_xray_with"],
+     [$1=$_ax_xray_with; ax_xray_src_$2=override],
+     [AC_MSG_ERROR([--with-xray-$4='$_ax_xray_with': give $5 as _ax_xray_what of $6])])])
 m4_popdef([_ax_xray_with])dnl
 AC_MSG_CHECKING([$5])
 AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
   [AS_IF([test "$cross_compiling" = yes],
      [$1=unknown; ax_xray_how="cross-compiling"],
-     [ax_xray_run $3
+     [ax_xray_run $3 $8
       AS_IF([test -n "$ax_xray_v_$2"],
             [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"
              AS_CASE([" $ax_xray_unconfirmed "], [*" $2 "*],
                      [ax_xray_how="$ax_xray_how, UNCONFIRMED"])],
-            [$1=unknown; ax_xray_how="could not be measured"])])])
-AS_CASE([$$1],
-  [unknown], [ax_xray_known=no],
-  [''|*[[!0-9]]*], [AC_MSG_RESULT([invalid])
-                    AC_MSG_ERROR([$1='$$1' is not a whole number of $6: unset it, or set it to one (or to 'unknown')])],
-  [ax_xray_known=yes])
+            [$1=unknown; ax_xray_how=`ax_xray_why $2 $3`
+             test -n "$ax_xray_how" || ax_xray_how="could not be measured"])])])
+AS_IF([test "x$$1" = xunknown], [ax_xray_known=no],
+  [ax_xray_valid "$7" "$$1"], [ax_xray_known=yes],
+  [AC_MSG_RESULT([invalid])
+   AC_MSG_ERROR([$1='$$1' is not _ax_xray_what of $6: unset it, or set it to one (or to 'unknown')])])
+m4_popdef([_ax_xray_what])dnl
 AS_IF([test "x$ax_xray_src_$2" = xoverride], [ax_xray_how="override"])
 AS_IF([test $ax_xray_known = yes],
   [AC_MSG_RESULT([$$1 $6 ($ax_xray_how)])

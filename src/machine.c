@@ -3,6 +3,8 @@
 #include "xray-internal.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +34,8 @@ struct real {
   double ticks_per_cycle;
   double c_core_hz;             /* the clock as the C path measures it */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
+  struct xray__kset kset;       /* the last kernel set built */
+  struct xray__kset chain;      /* the C add chain, where there is no machine code */
 };
 
 static void
@@ -165,6 +169,232 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   return ticks / XRAY_CHASE_UNROLL / m->ticks_per_cycle;
 }
 
+/* --- kernel sets ------------------------------------------------------- */
+
+static int
+real_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
+{
+  struct real *m = (struct real *) base;
+
+  return xray__kset_compile(&m->kset, c, n, base->cc, base->cflags, base->error,
+                            sizeof base->error);
+}
+
+static void
+run_kset(void *ctx, uint64_t iters)
+{
+  const struct xray__kset_k *k = ctx;
+
+  k->fn((long) iters);
+}
+
+/* Throughput-bound samples are gated by the 4-byte NOP reference where there
+ * is machine code: a busy SMT sibling on the host halves both. */
+static struct xray__ref *
+alu_ref(struct real *m)
+{
+  struct kind *kd;
+
+  if (!xray__mcode_isa() || !(kd = kind_for(m, xray__stmt_find("nop4"))))
+    return NULL;
+  return &kd->ref;
+}
+
+static double
+real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
+{
+  struct real *m = (struct real *) base;
+  struct xray__kset_k *k;
+  struct xray__kernel kern;
+
+  *avail = 0;
+  *stack = -1;
+  if (i >= m->kset.n) {
+    snprintf(base->error, sizeof base->error, "no such kernel");
+    return NAN;
+  }
+  k = &m->kset.k[i];
+  *avail = k->avail;
+  *stack = k->stack;
+  if (!k->avail)
+    return NAN;
+  kern.run = run_kset;
+  kern.ctx = k;
+  return xray__measure(&m->sampler, &kern, alu_ref(m)) / k->w / m->ticks_per_cycle;
+}
+
+static int
+real_kinfo(xray_machine *base, size_t i, double *stack)
+{
+  struct real *m = (struct real *) base;
+
+  *stack = i < m->kset.n ? m->kset.k[i].stack : -1;
+  return i < m->kset.n && m->kset.k[i].avail;
+}
+
+/* --- the core clock ------------------------------------------------------ */
+
+/* Ticks per dependent add over a short burst (the best of 8 windows of
+ * about 20 us): machine code where there is some, else a C chain. */
+static double
+add_ticks(struct real *m, int windows)
+{
+  struct xray__sampler s;
+  struct xray__kernel k;
+  struct run_ctx ctx;
+  struct kind *kd;
+  double per;
+
+  xray__sampler_init(&s, 1.0);
+  s.target = (uint64_t) (m->base.tick_hz * 20e-6);
+  s.want = windows;
+  s.min_attempts = windows;
+  if (xray__mcode_isa() && (kd = kind_for(m, xray__stmt_find("addchain")))) {
+    ctx.code = kd->code;
+    ctx.n = 1000;
+    k.run = run_code;
+    k.ctx = &ctx;
+    per = 1000;
+  } else {
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 100,
+                                             XRAY_STYLE_BARRIER };
+    if (!m->chain.n && xray__kset_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
+                                          m->base.error, sizeof m->base.error))
+      return NAN;
+    k.run = run_kset;
+    k.ctx = &m->chain.k[0];
+    per = m->chain.k[0].w;
+  }
+  return xray__measure(&s, &k, NULL) / per;
+}
+
+static double
+real_clock(xray_machine *base, double *tsc_hz)
+{
+  struct real *m = (struct real *) base;
+  double t = add_ticks(m, 8);
+
+  *tsc_hz = strcmp(xray__tick_source(), "tsc") == 0 ? base->tick_hz : 0;
+  return t > 0 ? base->tick_hz / t : NAN;
+}
+
+/* --- fused multiply-add instructions ------------------------------------ */
+
+static sigjmp_buf fma_jmp;
+
+static void
+on_sigill(int sig)
+{
+  (void) sig;
+  siglongjmp(fma_jmp, 1);
+}
+
+static const double fma_in[2] = { 0.5, 0.25 };
+
+#if defined(__x86_64__)
+#define FMA_ISA "x86-64 FMA3 (vfmadd231sd)"
+#define F1(a) "vfmadd231sd %%xmm13, %%xmm12, %%xmm" #a "\n\t"
+static void
+run_fma(void *ctx, uint64_t iters)
+{
+  if (*(const int *) ctx == 1)
+    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
+                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n"
+                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
+                         F1(0) F1(0) F1(0) F1(0)
+                         "dec %0\n\tjnz 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "xmm0", "xmm12", "xmm13", "cc", "memory");
+  else
+    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
+                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n\tvmovapd %%xmm0, %%xmm1\n\t"
+                         "vmovapd %%xmm0, %%xmm2\n\tvmovapd %%xmm0, %%xmm3\n\t"
+                         "vmovapd %%xmm0, %%xmm4\n\tvmovapd %%xmm0, %%xmm5\n\t"
+                         "vmovapd %%xmm0, %%xmm6\n\tvmovapd %%xmm0, %%xmm7\n\t"
+                         "vmovapd %%xmm0, %%xmm8\n\tvmovapd %%xmm0, %%xmm9\n\t"
+                         "vmovapd %%xmm0, %%xmm10\n\tvmovapd %%xmm0, %%xmm11\n"
+                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
+                         F1(9) F1(10) F1(11)
+                         "dec %0\n\tjnz 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                           "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "cc", "memory");
+}
+#elif defined(__aarch64__)
+#define FMA_ISA "AArch64 fmadd"
+#define F1(a) "fmadd d" #a ", d12, d13, d" #a "\n\t"
+static void
+run_fma(void *ctx, uint64_t iters)
+{
+  if (*(const int *) ctx == 1)
+    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n"
+                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
+                         F1(0) F1(0) F1(0) F1(0)
+                         "subs %0, %0, #1\n\tb.ne 1b"
+                         : "+r"(iters) : "r"(fma_in) : "d0", "d12", "d13", "cc", "memory");
+  else
+    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n\tmovi d1, #0\n\tmovi d2, #0\n\t"
+                         "movi d3, #0\n\tmovi d4, #0\n\tmovi d5, #0\n\tmovi d6, #0\n\t"
+                         "movi d7, #0\n\tmovi d8, #0\n\tmovi d9, #0\n\tmovi d10, #0\n\t"
+                         "movi d11, #0\n"
+                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
+                         F1(9) F1(10) F1(11)
+                         "subs %0, %0, #1\n\tb.ne 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+                           "d11", "d12", "d13", "cc", "memory");
+}
+#endif
+
+static double
+real_fma(xray_machine *base, int chains)
+{
+#ifdef FMA_ISA
+  struct real *m = (struct real *) base;
+  struct sigaction sa, old;
+  struct xray__kernel k = { run_fma, &chains };
+  volatile int ok = 0;
+
+  if (chains != 1)
+    chains = 12;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigill;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGILL, &sa, &old);
+  if (sigsetjmp(fma_jmp, 1) == 0) {
+    run_fma(&chains, 1);
+    ok = 1;
+  }
+  sigaction(SIGILL, &old, NULL);
+  if (!ok) {
+    snprintf(base->error, sizeof base->error, "the processor does not execute %s", FMA_ISA);
+    return NAN;
+  }
+  /* Both loops run 12 instructions per iteration. */
+  return xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m)) / 12.0
+         / m->ticks_per_cycle;
+#else
+  (void) chains;
+  snprintf(base->error, sizeof base->error, "xray has no fused multiply-add kernel for this ISA");
+  return NAN;
+#endif
+}
+
+/* --- CPUs ---------------------------------------------------------------- */
+
+static int
+real_cpus(xray_machine *base, int *cpu, int max)
+{
+  (void) base;
+  return xray__affinity(cpu, max);
+}
+
+static double
+real_pair(xray_machine *base, int a, int b)
+{
+  return xray__pair_speed(a, b, base->error, sizeof base->error);
+}
+
 static void
 real_reset(xray_machine *base)
 {
@@ -177,17 +407,21 @@ real_reset(xray_machine *base)
   }
   xray__arena_free(&m->arena[0]);
   xray__arena_free(&m->arena[1]);
+  xray__kset_free(&m->kset);
 }
 
 static void
 real_free(xray_machine *base)
 {
   real_reset(base);
+  xray__kset_free(&((struct real *) base)->chain);
   free(base);
 }
 
-static const struct xray__machine_ops real_ops = { real_code, real_ccode, real_chase, real_reset,
-                                                  real_free };
+static const struct xray__machine_ops real_ops = {
+  real_code, real_ccode, real_chase, real_kbuild, real_ktime, real_kinfo, real_clock,
+  real_fma,  real_cpus,  real_pair,  real_reset,  real_free
+};
 
 /* Core clock: a chain of 1000 dependent adds, one cycle each, as the
  * minimum over many short samples (the maximum frequency seen). */
@@ -201,9 +435,10 @@ calibrate(struct real *m)
   struct kind *kd;
 
   if (!xray__mcode_isa() || !(kd = kind_for(m, chain))) {
-    /* Without generated code, a cycle is a tick; probes say so. */
-    m->ticks_per_cycle = 1;
-    m->base.core_hz = 0;
+    /* The C chain; failing that, a cycle is a tick and probes say so. */
+    double t = add_ticks(m, 30);
+    m->ticks_per_cycle = t > 0 ? t : 1;
+    m->base.core_hz = t > 0 ? m->base.tick_hz / t : 0;
     return;
   }
   ctx.code = kd->code;

@@ -111,6 +111,142 @@ sysfs_data_cache(const char *name, double *v)
   return -1;
 }
 
+/* "cpu MHz : 2445.424" and "flags : ... fma ..." from /proc/cpuinfo. */
+static double
+cpuinfo(const char *key, const char *word)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[4096];
+  double v = -1;
+
+  if (!f)
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, strlen(key)) == 0 && strchr(line, ':')) {
+      char *val = strchr(line, ':') + 1;
+      if (word) {
+        char pat[40];
+        snprintf(pat, sizeof pat, " %s", word);
+        val[strcspn(val, "\n")] = ' ';
+        if (strlen(line) + 2 < sizeof line)
+          strcat(val, " ");
+        v = strstr(val, pat) && strchr(" ", strstr(val, pat)[strlen(pat)]) ? 1 : 0;
+      } else
+        v = atof(val);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+/* Cores and threads per core of the online CPUs, from sysfs topology. */
+static int
+sysfs_cores(double *cores, double *smt)
+{
+  char path[128], buf[64];
+  long seen[1024][2];
+  int cpu, n = 0, first_siblings = 0;
+
+  for (cpu = 0; cpu < 4096; cpu++) {
+    long pkg, core;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+    if (read_line(path, buf, sizeof buf))
+      continue;
+    core = atol(buf);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+             cpu);
+    pkg = read_line(path, buf, sizeof buf) ? 0 : atol(buf);
+    {
+      int i;
+      for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
+        ;
+      if (i == n && n < 1024) {
+        seen[n][0] = pkg;
+        seen[n][1] = core;
+        n++;
+      }
+    }
+    if (!first_siblings) {
+      /* "0-1", "0,32", "5" or "0-1,4-5" */
+      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+               cpu);
+      if (read_line(path, buf, sizeof buf) == 0) {
+        char *p = buf, *end;
+        while (*p) {
+          long a = strtol(p, &end, 10), b = a;
+          if (end == p)
+            break;
+          if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+          first_siblings += (int) (b - a + 1);
+          p = *end == ',' ? end + 1 : end;
+        }
+      }
+    }
+  }
+  if (!n)
+    return -1;
+  *cores = n;
+  *smt = first_siblings > 0 ? first_siblings : 1;
+  return 0;
+}
+
+/* The core and CPU values. */
+static int
+os_cpu(const char *name, double *v, char *src, size_t srclen)
+{
+  double cores, smt;
+
+  if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
+    char buf[64];
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf)
+        == 0 && atof(buf) > 0) {
+      *v = atof(buf) / 1000;
+      snprintf(src, srclen, "cpufreq max");
+      return 0;
+    }
+    if ((*v = cpuinfo("cpu MHz", NULL)) > 0) {
+      snprintf(src, srclen, "/proc/cpuinfo");
+      return 0;
+    }
+  } else if (strcmp(name, "XRAY_HAVE_FMA_ISA") == 0) {
+#if defined(__x86_64__) || defined(__i386__)
+    if ((*v = cpuinfo("flags", "fma")) >= 0) {
+      snprintf(src, srclen, "/proc/cpuinfo");
+      return 0;
+    }
+#endif
+  } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0) {
+      *v = (double) n;
+      snprintf(src, srclen, "sysconf (online)");
+      return 0;
+    }
+  } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
+#ifdef XRAY_HAVE_HWLOC
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) == 0) {
+      int ok = hwloc_topology_load(t) == 0;
+      int nc = ok ? hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) : 0;
+      int np = ok ? hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) : 0;
+      hwloc_topology_destroy(t);
+      if (nc > 0 && np > 0) {
+        *v = name[9] == 'C' ? nc : (double) np / nc;
+        snprintf(src, srclen, "hwloc");
+        return 0;
+      }
+    }
+#endif
+    if (sysfs_cores(&cores, &smt) == 0) {
+      *v = name[9] == 'C' ? cores : smt;
+      snprintf(src, srclen, "sysfs");
+      return 0;
+    }
+  }
+  return -1;
+}
+
 int
 xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
 {
@@ -146,6 +282,8 @@ xray__os_view(const xray_machine *m, const char *name, double *v, char *src, siz
     snprintf(src, srclen, "sysfs");
     return 0;
   }
+  if (os_cpu(name, v, src, srclen) == 0)
+    return 0;
   if (strcmp(name, "XRAY_PAGE_SIZE") == 0) {
     long p = sysconf(_SC_PAGESIZE);
     if (p > 0) {

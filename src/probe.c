@@ -2,15 +2,21 @@
  * beside each value, the disagreement flag. */
 #include "xray-internal.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches,
-  xray__probe_tlb;
+  xray__probe_tlb, xray__probe_freq, xray__probe_latency, xray__probe_throughput,
+  xray__probe_fma, xray__probe_registers, xray__probe_cores;
 
-static const xray_probe *const probes[] = { &xray__probe_icache, &xray__probe_dcache,
-                                            &xray__probe_caches, &xray__probe_tlb };
+static const xray_probe *const probes[] = {
+  &xray__probe_icache,  &xray__probe_dcache,     &xray__probe_caches,
+  &xray__probe_tlb,     &xray__probe_freq,       &xray__probe_latency,
+  &xray__probe_throughput, &xray__probe_fma,     &xray__probe_registers,
+  &xray__probe_cores
+};
 
 const char *
 xray_version(void)
@@ -47,6 +53,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 
   xray__machine_begin(m);
   m->error[0] = 0;
+  snprintf(r->compiler, sizeof r->compiler, "%s %s", m->cc, m->cflags);
   rc = p->run(m, r);
   dt = xray__now() - t0;
   r->seconds += dt;
@@ -77,4 +84,131 @@ xray__value_unknown(xray_value *v, const char *why)
 {
   if (v)
     snprintf(v->reason, sizeof v->reason, "%.199s", why);
+}
+
+static int
+known_type(const char *t, char *err, size_t errlen)
+{
+  const char *c = xray__type_condition(t);
+
+  if (c && strcmp(c, "0") == 0) {
+    snprintf(err, errlen, "unknown type '%s' (C integer and floating types such as long or "
+             "double, and vector types __m128, __m128d, __m128i, __m256, __m256d, __m256i, "
+             "__m512, __m512d, __m512i, float32x4_t, float64x2_t)", t);
+    return 0;
+  }
+  return 1;
+}
+
+int
+xray__parse_ops(const char *list, struct xray__op *out, size_t max, size_t *n, char *err,
+                size_t errlen)
+{
+  char buf[512], *item, *save = NULL, *colon;
+
+  *n = 0;
+  if (strlen(list) >= sizeof buf) {
+    snprintf(err, errlen, "list too long");
+    return -1;
+  }
+  strcpy(buf, list);
+  for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    if (!(colon = strrchr(item, ':'))) {
+      snprintf(err, errlen, "'%s': expected TYPE:OP, e.g. double:*", item);
+      return -1;
+    }
+    *colon++ = 0;
+    if (strcmp(colon, "+") && strcmp(colon, "-") && strcmp(colon, "*") && strcmp(colon, "/")
+        && strcmp(colon, "fma")) {
+      snprintf(err, errlen, "unknown operator '%s' (+, -, *, / or fma)", colon);
+      return -1;
+    }
+    if (strlen(item) >= sizeof out->type || !known_type(item, err, errlen))
+      return -1;
+    if (*n == max) {
+      snprintf(err, errlen, "more than %zu TYPE:OP items", max);
+      return -1;
+    }
+    strcpy(out[*n].type, item);
+    strcpy(out[*n].op, colon);
+    (*n)++;
+  }
+  if (!*n) {
+    snprintf(err, errlen, "empty list");
+    return -1;
+  }
+  return 0;
+}
+
+int
+xray_machine_set_option(xray_machine *m, const char *name, const char *value, char *err,
+                        size_t errlen)
+{
+  struct xray__op ops[32];
+  size_t n;
+
+  if (strcmp(name, "ops") == 0) {
+    if (strlen(value) >= sizeof m->oplist) {
+      snprintf(err, errlen, "ops: list too long");
+      return -1;
+    }
+    if (xray__parse_ops(value, ops, 32, &n, err, errlen))
+      return -1;
+    snprintf(m->oplist, sizeof m->oplist, "%s", value);
+  } else if (strcmp(name, "types") == 0) {
+    char buf[256], *t, *save = NULL;
+    if (strlen(value) >= sizeof buf || !*value) {
+      snprintf(err, errlen, "types: give up to three types separated by commas");
+      return -1;
+    }
+    const char *seen[3] = { NULL, NULL, NULL };
+    static const char *const cname[3] = { "integer", "floating", "vector" };
+    strcpy(buf, value);
+    for (n = 0, t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+      int c;
+      if (!known_type(t, err, errlen))
+        return -1;
+      c = xray__type_condition(t) ? 2 : strstr(t, "float") || strstr(t, "double") ? 1 : 0;
+      if (seen[c]) {
+        snprintf(err, errlen, "types: '%s' and '%s' are both %s types (give one of each class)",
+                 seen[c], t, cname[c]);
+        return -1;
+      }
+      seen[c] = t;
+    }
+    snprintf(m->types, sizeof m->types, "%s", value);
+  } else {
+    snprintf(err, errlen, "unknown option '%s' (ops or types)", name);
+    return -1;
+  }
+  return 0;
+}
+
+void
+xray__define_name(char *out, size_t len, const char *prefix, const char *type, const char *op)
+{
+  static const char *const opname[][2] = { { "+", "ADD" }, { "-", "SUB" }, { "*", "MUL" },
+                                           { "/", "DIV" }, { "fma", "FMA" } };
+  size_t o = 0, i;
+
+  o += (size_t) snprintf(out, len, "XRAY_%s_", prefix);
+  while (*type == '_')
+    type++;
+  for (; *type && o + 1 < len; type++)
+    out[o++] = *type == ' ' ? '_' : (char) toupper((unsigned char) *type);
+  out[o] = 0;
+  if (op)
+    for (i = 0; i < sizeof opname / sizeof *opname; i++)
+      if (strcmp(op, opname[i][0]) == 0)
+        snprintf(out + o, len - o, "_%s", opname[i][1]);
+}
+
+double
+xray__quantize(double x)
+{
+  if (!(x > 0))
+    return x;
+  if (x < 0.95)
+    return 1 / floor(1 / x + 0.5);
+  return floor(x * 2 + 0.5) / 2;
 }

@@ -76,6 +76,8 @@ struct sim {
   double penalty;               /* cycles per missed line; 0: line / 16 */
   double noise, spikes;
   uint64_t rng;
+  struct xray__simcpu cpu;
+  int cpu_items;                /* the spec describes the core */
 };
 
 static double
@@ -370,7 +372,7 @@ static int
 parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
 {
   char *buf = strdup(spec), *item, *save = NULL, *eq;
-  int rc = -1, lv;
+  int rc = -1, lv, r;
   unsigned long v;
 
   if (!buf) {
@@ -456,16 +458,25 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         snprintf(err, errlen, "prefetch: '%s' is not next, stride, both or none", eq);
         goto out;
       }
+    } else if ((r = xray__simcpu_item(&m->cpu, item, eq, err, errlen)) != 0) {
+      if (r < 0)
+        goto out;
+      m->cpu_items = 1;
     } else {
       snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, penalty, l1d, l2, "
-               "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, noise, "
-               "spikes, seed)", item);
+               "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
+               "tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, cpus, smt, "
+               "noise, spikes, seed)", item);
       goto out;
     }
   }
-  if (!m->have_l1i && !m->nlev) {
+  if (!m->have_l1i && !m->nlev && !m->cpu_items) {
     snprintf(err, errlen, "the simulated machine needs an l1i=SIZE:WAYS:LINE or "
-             "l1d=SIZE:WAYS:LINE item");
+             "l1d=SIZE:WAYS:LINE item, or a core item such as clock=MHZ");
+    goto out;
+  }
+  if (m->cpu.ncpu % m->cpu.smt) {
+    snprintf(err, errlen, "cpus=%d is not a multiple of smt=%d", m->cpu.ncpu, m->cpu.smt);
     goto out;
   }
   rc = 0;
@@ -688,6 +699,8 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
   int lv;
   char field[16];
 
+  if (xray__simcpu_truth(&m->cpu, name, v) == 0)
+    return 0;
   if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
     *v = (double) m->l1i.size;
   else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
@@ -753,6 +766,7 @@ sim_free(xray_machine *base)
   cache_free(&m->tlb[1]);
   free(m->pmap.key);
   free(m->pmap.val);
+  xray__simcpu_free(&m->cpu);
   free(m);
 }
 
@@ -767,8 +781,94 @@ sim_reset(xray_machine *base)
   memset(&m->pmap, 0, sizeof m->pmap);
 }
 
-static const struct xray__machine_ops sim_ops = { sim_code, sim_ccode, sim_chase, sim_reset,
-                                                  sim_free };
+/* --- the core ------------------------------------------------------------ */
+
+static int
+sim_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
+{
+  struct sim *m = (struct sim *) base;
+
+  return xray__simcpu_kbuild(&m->cpu, c, n, base->error, sizeof base->error);
+}
+
+static double
+sim_ktime(xray_machine *base, size_t i, int *avail, double *stack)
+{
+  struct sim *m = (struct sim *) base;
+  double t = xray__simcpu_ktime(&m->cpu, i, avail, stack);
+
+  if (!*avail)
+    snprintf(base->error, sizeof base->error, "the simulated compiler lacks this type");
+  return isnan(t) ? t : add_noise(m, t);
+}
+
+static int
+sim_kinfo(xray_machine *base, size_t i, double *stack)
+{
+  struct sim *m = (struct sim *) base;
+  int avail;
+
+  xray__simcpu_ktime(&m->cpu, i, &avail, stack);
+  return avail;
+}
+
+/* Noise only ever slows a window down; the clock drifts with simulated
+ * time. */
+static double
+sim_clock(xray_machine *base, double *tsc_hz)
+{
+  struct sim *m = (struct sim *) base;
+  double slow = 1 + fabs(m->noise * rnd_gauss(&m->rng));
+
+  if (rnd_unit(&m->rng) < m->spikes)
+    slow *= 1.5 + 4.5 * rnd_unit(&m->rng);
+  m->cpu.t += 0.025;             /* a probe's 40 bursts span the drift */
+  *tsc_hz = m->cpu.tsc * 1e6;
+  return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t) / slow;
+}
+
+static double
+sim_fma(xray_machine *base, int chains)
+{
+  struct sim *m = (struct sim *) base;
+  const struct xray__simcpu *c = &m->cpu;
+
+  if (!c->fma_isa) {
+    snprintf(base->error, sizeof base->error, "the simulated processor has no FMA instruction");
+    return NAN;
+  }
+  chains = chains == 1 ? 1 : 12;
+  return add_noise(m, fmax(c->lat[1][3] / chains, 1 / c->thru[1][3]));
+}
+
+static int
+sim_cpus(xray_machine *base, int *cpu, int max)
+{
+  struct sim *m = (struct sim *) base;
+  int i;
+
+  for (i = 0; i < m->cpu.ncpu && i < max; i++)
+    cpu[i] = i;
+  return m->cpu.ncpu;
+}
+
+/* Two threads of one core each run at half speed. */
+static double
+sim_pair(xray_machine *base, int a, int b)
+{
+  struct sim *m = (struct sim *) base;
+
+  if (a < 0 || b < 0 || a >= m->cpu.ncpu || b >= m->cpu.ncpu) {
+    snprintf(base->error, sizeof base->error, "no such simulated CPU");
+    return NAN;
+  }
+  return 1 / add_noise(m, a / m->cpu.smt == b / m->cpu.smt ? 2 : 1);
+}
+
+static const struct xray__machine_ops sim_ops = {
+  sim_code, sim_ccode, sim_chase, sim_kbuild, sim_ktime, sim_kinfo, sim_clock,
+  sim_fma,  sim_cpus,  sim_pair,  sim_reset,  sim_free
+};
 
 xray_machine *
 xray_machine_simulated(const char *spec, char *err, size_t errlen)
@@ -785,6 +885,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->rng = 0x2545f4914f6cdd1dULL;
   m->prng = 0x853c49e6748fea9bULL;
   m->mem = 200;
+  xray__simcpu_init(&m->cpu);
   m->tlbpen = 7;
   m->walk = 30;
   bad = parse_spec(m, spec, err, errlen);
@@ -806,6 +907,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->base.simulated = 1;
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
+  m->base.core_hz = m->cpu.mhz * 1e6;
   xray_machine_set_compiler(&m->base, NULL, NULL);
   snprintf(m->base.desc, sizeof m->base.desc, "simulated (%s)", spec);
   return &m->base;

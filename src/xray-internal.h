@@ -66,6 +66,37 @@ int xray__gen_c_main(FILE *f, const struct xray_cspec *c);
 int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
                       double *ns_per_stmt, long *code_bytes, char *err, size_t errlen);
 
+/* gen.c, kset.c: kernel sets, many kernels in one compile.  The
+ * generated unit defines xray_kernel_K(iters) and xray_avail_K for each
+ * kernel K (barrier form); a type the compiler lacks at these flags
+ * (__m512d without AVX-512) compiles to an unavailable kernel. */
+int xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
+/* The preprocessor condition for a type: NULL for a plain C type, "0" for
+ * a type xray does not know, else e.g. "defined(__AVX__)". */
+const char *xray__type_condition(const char *type);
+
+struct xray__kset {
+  void *dl;
+  size_t n;
+  struct xray__kset_k {
+    long (*fn)(long);
+    int avail;                  /* the compiler offers the type */
+    int w;                      /* statements per iteration */
+    double stack;               /* stack operands per statement in the loop; -1 unknown */
+  } *k;
+};
+
+int xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n,
+                       const char *cc, const char *cflags, char *err, size_t errlen);
+void xray__kset_free(struct xray__kset *s);
+
+/* ckernel.c: the private temporary directory (k.c and up to three more
+ * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
+int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
+                   size_t errlen);
+void xray__tmp_close(void);
+int xray__shell_quote(char *out, size_t len, const char *s);
+
 /* sample.c: a timed kernel is a callback that runs `iters` iterations. */
 struct xray__kernel {
   void (*run)(void *ctx, uint64_t iters);
@@ -179,6 +210,30 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, const uint64_t *
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                       double *base);
 
+/* probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
+struct xray__op {
+  char type[32];
+  char op[4];                   /* + - * / fma */
+};
+int xray__parse_ops(const char *list, struct xray__op *out, size_t max, size_t *n, char *err,
+                    size_t errlen);
+/* XRAY_<prefix>_<TYPE>[_<OP>]: "__m256d" -> M256D, "long double" -> LONG_DOUBLE. */
+void xray__define_name(char *out, size_t len, const char *prefix, const char *type,
+                       const char *op);
+/* The value on a grid fit for a define: latencies to half cycles,
+ * initiation intervals below one cycle to 1/k. */
+double xray__quantize(double x);
+
+/* probes/ops.c: build kernels and time each in three interleaved rounds;
+ * -1 with the machine's error if the set does not compile. */
+struct xray__timed {
+  double t;                     /* median cycles per statement */
+  double stack;                 /* static check, -1 unknown */
+  int avail, agree;             /* type offered; rounds within 5 % */
+};
+int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n,
+                   struct xray__timed *out);
+
 /* probe.c: a value measured by `method`, or unknown because of `why`
  * (either may be given a NULL value, which does nothing). */
 void xray__value_measured(xray_value *v, double x, const char *method);
@@ -193,6 +248,28 @@ struct xray__machine_ops {
   double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
   /* Cycles per load of a pointer chase; NAN if impossible. */
   double (*chase)(xray_machine *m, const struct xray__chase *c);
+  /* Compile the kernels c[0..n-1] together with the machine's compiler
+   * and flags; 0, or -1 with the machine's error. */
+  int (*kbuild)(xray_machine *m, const struct xray_cspec *c, size_t n);
+  /* Cycles per statement of kernel i of the last kbuild; NAN if it cannot
+   * be timed, with *avail 0 if the compiler lacks its type.  *stack: stack
+   * operands per statement in its timed loop (static check), -1 unknown. */
+  double (*ktime)(xray_machine *m, size_t i, int *avail, double *stack);
+  /* Whether kernel i's type is offered, and its static check (as ktime),
+   * without timing it. */
+  int (*kinfo)(xray_machine *m, size_t i, double *stack);
+  /* The core clock over one short burst of dependent adds, in Hz; its
+   * time-stamp counter's rate in *tsc_hz (0 if it has none). */
+  double (*clock)(xray_machine *m, double *tsc_hz);
+  /* Cycles per fused multiply-add instruction with `chains` independent
+   * accumulators (1: the latency); NAN if the processor cannot execute one
+   * or xray has no such kernel for this ISA (the error says which). */
+  double (*fma)(xray_machine *m, int chains);
+  /* The CPUs this process may run on: their number, the first max ids. */
+  int (*cpus)(xray_machine *m, int *cpu, int max);
+  /* The speed of a saturating kernel on CPU a while CPU b runs it too, as
+   * a fraction of its speed alone (1: nothing shared); NAN if impossible. */
+  double (*pair)(xray_machine *m, int a, int b);
   /* Drop generated code and data, so the next measurement runs in fresh
    * memory (new pages, new physical colours). */
   void (*reset)(xray_machine *m);
@@ -209,8 +286,41 @@ struct xray_machine {
   size_t page;                  /* base page size: the unit of physical placement */
   xray_kernel kernel;           /* which kernels time code */
   char cc[256], cflags[512];    /* for C kernels */
+  char oplist[512];             /* TYPE:OP,... for the latency and throughput probes */
+  char types[256];              /* TYPE,... for the registers probe */
   char error[200];              /* why a measurement was impossible */
 };
+
+/* simcpu.c: the simulated core (clock, operations, registers, FMA, CPUs),
+ * part of the simulated machine. */
+struct xray__simcpu {
+  double mhz, tsc, drift;       /* core and TSC clocks; drift: relative change per probe */
+  double lat[2][4], thru[2][4]; /* [int, fp][add, mul, div, fma]: cycles, ops per cycle */
+  int regs[3];                  /* variables that fit in registers: int, fp, vector */
+  int vecbits;                  /* widest vector type the compiler offers */
+  int fma_isa, contract;        /* the ISA has FMA; the compiler fuses a*b+c */
+  int ncpu, smt;
+  double spill;                 /* cycles a spilled variable adds to its chain */
+  double t;                     /* simulated time, for the drift */
+  struct xray_cspec *k;         /* the last kernel set */
+  char *text;
+  size_t nk;
+};
+
+void xray__simcpu_init(struct xray__simcpu *c);
+void xray__simcpu_free(struct xray__simcpu *c);
+/* 1 if key is a core item (set from val), 0 if not, -1 on a bad value. */
+int xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char *err,
+                      size_t errlen);
+int xray__simcpu_truth(const struct xray__simcpu *c, const char *name, double *v);
+int xray__simcpu_kbuild(struct xray__simcpu *c, const struct xray_cspec *k, size_t n,
+                        char *err, size_t errlen);
+/* Noise-free cycles per statement; NAN with *avail 0 if unavailable. */
+double xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack);
+
+/* cores.c: the pairwise test on the real machine. */
+double xray__pair_speed(int a, int b, char *err, size_t errlen);
+int xray__affinity(int *cpu, int max);
 
 /* The OS view of a value (sysfs, sysconf, hwloc), or the simulated truth. */
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);

@@ -52,6 +52,11 @@ int xray_machine_set_kernel(xray_machine *m, xray_kernel k);
 void xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags);
 /* Remove temporary files of a C kernel in flight; async-signal-safe. */
 void xray_remove_temporaries(void);
+/* Probe options: "ops" (TYPE:OP,... for latency and throughput, e.g.
+ * "double:*,long:+"; OP is + - * / or fma) and "types" (TYPE,... for
+ * registers).  -1 with a message on an unknown name, type or operator. */
+int xray_machine_set_option(xray_machine *m, const char *name, const char *value, char *err,
+                            size_t errlen);
 void xray_machine_set_budget(xray_machine *m, double seconds_per_probe);
 void xray_machine_set_trace(xray_machine *m, FILE *csv);
 const char *xray_machine_describe(const xray_machine *m);
@@ -87,13 +92,14 @@ typedef struct xray_value {
   int effective;                /* a shared level: what this process gets */
 } xray_value;
 
-#define XRAY_REPORT_MAX 64
+#define XRAY_REPORT_MAX 256
 
 typedef struct xray_report {
   size_t n;
   xray_value v[XRAY_REPORT_MAX];
   char machine[200];
   char tick_source[32];
+  char compiler[300];           /* CC and CFLAGS the C kernels were built with */
   double core_mhz;
   double seconds;
 } xray_report;

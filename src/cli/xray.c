@@ -96,12 +96,18 @@ usage(FILE *f)
           "                          l1i=SIZE:WAYS:LINE[:lru|plru|random]\n"
           "                          uop=OPS  penalty=CYCLES  noise=PERCENT\n"
           "                          spikes=PERCENT  seed=N\n"
+          "                          l1d= l2= l3= l4=SIZE:WAYS:LINE  tlb1= tlb2=ENTRIES:WAYS:PAGE\n"
+          "                          clock=MHZ tsc=MHZ int=A:M:D fp=A:M:D:F regs=I:F:V\n"
+          "                          fma=yes|no contract=yes|no cpus=N smt=K (see xray(1))\n"
           "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"
           "  -k, --kernel=KIND     machine-code (x86-64), c (generated C compiled for\n"
           "                        each size: portable and slow), or auto (default:\n"
           "                        machine code where the ISA has it)\n"
           "      --cc=CC           compiler for C kernels (default: $CC, else cc)\n"
           "      --cflags=FLAGS    its flags (default: $CFLAGS, else -O2)\n"
+          "      --ops=TYPE:OP,... operations for latency and throughput, e.g.\n"
+          "                        double:*,long:+,__m256d:fma (OP: + - * / fma)\n"
+          "      --types=TYPE,...  types for registers, e.g. long,double,__m256d\n"
           "  -l, --list            list the probes and exit\n"
           "  -h, --help            display this help and exit\n"
           "  -V, --version         output version information and exit\n"
@@ -136,6 +142,8 @@ main(int argc, char **argv)
     { "kernel", required_argument, 0, 'k' },
     { "cc", required_argument, 0, 'C' },
     { "cflags", required_argument, 0, 'F' },
+    { "ops", required_argument, 0, 'O' },
+    { "types", required_argument, 0, 'T' },
     { "list", no_argument, 0, 'l' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
@@ -143,6 +151,7 @@ main(int argc, char **argv)
   };
   xray_format fmt = XRAY_FORMAT_TEXT;
   const char *output = "-", *trace = NULL, *simulate = NULL, *cc = NULL, *cflags = NULL;
+  const char *ops = NULL, *types = NULL;
   xray_kernel kernel = XRAY_KERNEL_AUTO;
   double budget = 2.0;
   const xray_probe *sel[16];
@@ -191,6 +200,12 @@ main(int argc, char **argv)
       break;
     case 'F':
       cflags = optarg;
+      break;
+    case 'O':
+      ops = optarg;
+      break;
+    case 'T':
+      types = optarg;
       break;
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
@@ -241,6 +256,11 @@ main(int argc, char **argv)
 
   xray_machine_set_budget(m, budget);
   xray_machine_set_compiler(m, cc, cflags);
+  if ((ops && xray_machine_set_option(m, "ops", ops, err, sizeof err))
+      || (types && xray_machine_set_option(m, "types", types, err, sizeof err))) {
+    xray_machine_free(m);
+    usage_error("invalid %s", err);
+  }
   if (xray_machine_set_kernel(m, kernel)) {
     fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);
     xray_machine_free(m);

@@ -5,6 +5,8 @@
 #define from_config_h XRAY_L1I_SIZE
 #undef XRAY_L1I_SIZE
 #undef XRAY_UOP_CACHE_OPS
+#undef XRAY_LAT_DOUBLE_MUL
+#undef XRAY_NUM_CPUS
 #include "xray_config.h"
 
 int
@@ -12,5 +14,8 @@ main(void)
 {
   printf("config.h %ld xray_config.h %ld uop %ld\n", (long) from_config_h, (long) XRAY_L1I_SIZE,
          (long) XRAY_UOP_CACHE_OPS);
+#if defined XRAY_LAT_DOUBLE_MUL && defined XRAY_NUM_CPUS
+  printf("double mul %g cycles, %d CPUs\n", (double) XRAY_LAT_DOUBLE_MUL, (int) XRAY_NUM_CPUS);
+#endif
   return from_config_h == XRAY_L1I_SIZE ? 0 : 1;
 }

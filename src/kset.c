@@ -1,0 +1,221 @@
+/* Kernel sets: many generated C kernels compiled together, with the user's
+ * compiler and flags, into one shared object that is loaded into this
+ * process and timed by the sampler like machine code.  One compile serves
+ * a whole probe (a compile costs 0.1-1 s; one per kernel would cost more
+ * than the measurements).
+ *
+ * The compiler's assembly output is kept for a static check: every
+ * statement's barrier carries a comment "xray k_K sJ", so the code between
+ * kernel K's first and last barrier is its timed loop, and operands that
+ * address the stack there are spill traffic. */
+#include "xray-internal.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+xray__kset_free(struct xray__kset *s)
+{
+  if (s->dl)
+    dlclose(s->dl);
+  free(s->k);
+  memset(s, 0, sizeof *s);
+}
+
+/* Whether an assembly line is spill traffic: an instruction with a memory
+ * operand (the kernels' loops touch no memory of their own: their
+ * variables live in registers or nowhere), or a move between the integer
+ * and the floating/vector register files (gcc parks doubles in integer
+ * registers before it uses the stack).  AT&T and Intel x86, AArch64. */
+static int
+spill_line(const char *line)
+{
+  const char *p = line;
+  int vec, gpr;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (!*p || *p == '.' || *p == '#' || *p == '/' || *p == '@' || strchr(p, ':'))
+    return 0;                   /* directive, comment or label */
+  if (strchr(p, '(') || strchr(p, '['))
+    return 1;
+  if (!strstr(p, "mov"))
+    return 0;
+  vec = strstr(p, "%xmm") || strstr(p, "%ymm") || strstr(p, "%zmm");
+  gpr = strstr(p, "%r") || strstr(p, "%e");
+  if (vec && gpr)
+    return 1;
+  /* AArch64: fmov between x/w and d/s/v registers. */
+  return strncmp(p, "fmov", 4) == 0 && (strstr(p, " x") || strstr(p, " w"))
+         && (strstr(p, " d") || strstr(p, " s") || strstr(p, " v"));
+}
+
+/* The loop's own branch, which ends the part after the last barrier. */
+static int
+branch_line(const char *line)
+{
+  const char *p = line;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  return *p == 'j' || strncmp(p, "b.", 2) == 0 || strncmp(p, "cbnz", 4) == 0
+         || strncmp(p, "cbz", 3) == 0 || (p[0] == 'b' && (p[1] == ' ' || p[1] == '\t'));
+}
+
+/* Spill instructions per statement in each kernel's timed loop, from the
+ * assembly: from the first barrier's marker to the loop's branch after the
+ * last one (the loop counter needs a register too).  -1 where the markers
+ * are missing (e.g. -flto, or -S output that is not assembly). */
+static void
+static_check(struct xray__kset *s, const char *asm_path)
+{
+  FILE *f = fopen(asm_path, "r");
+  char line[1024];
+  size_t i, cur = (size_t) -1;
+  int *first, *last, *refs, pending = 0;
+
+  for (i = 0; i < s->n; i++)
+    s->k[i].stack = -1;
+  first = calloc(s->n * 3, sizeof *first);
+  if (!f || !first) {
+    if (f)
+      fclose(f);
+    free(first);
+    return;
+  }
+  last = first + s->n;
+  refs = last + s->n;
+  while (fgets(line, sizeof line, f)) {
+    const char *m = strstr(line, "xray k_");
+    size_t k;
+    int j;
+
+    if (m && sscanf(m, "xray k_%zu s%d", &k, &j) == 2 && k < s->n) {
+      /* A second copy of the loop (peeled, versioned) is not counted. */
+      if (first[k] && (cur != k || j <= last[k])) {
+        cur = (size_t) -1;
+        continue;
+      }
+      if (!first[k])
+        first[k] = j;
+      else
+        refs[k] += pending;
+      cur = k;
+      last[k] = j;
+      pending = 0;
+    } else if (cur != (size_t) -1) {
+      if (spill_line(line))
+        pending++;          /* counted once the next marker or the branch closes it */
+      if (branch_line(line)) {
+        refs[cur] += pending;
+        pending = 0;
+        cur = (size_t) -1;
+      }
+    }
+  }
+  fclose(f);
+  for (i = 0; i < s->n; i++)
+    if (first[i] && last[i] > first[i])
+      s->k[i].stack = (double) refs[i] / (double) (last[i] - first[i]);
+  free(first);
+}
+
+static int
+run_cmd(const char *cmd, const char *log, char *err, size_t errlen, const char *what)
+{
+  char line[160] = "";
+  FILE *f;
+
+  if (system(cmd) == 0)
+    return 0;
+  if ((f = fopen(log, "r"))) {
+    while (fgets(line, sizeof line, f))
+      if (strstr(line, "error"))
+        break;
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+  }
+  snprintf(err, errlen, "%s failed%s%.150s", what, line[0] ? ": " : "", line);
+  return -1;
+}
+
+int
+xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, const char *cc,
+                   const char *cflags, char *err, size_t errlen)
+{
+  static const char *const names[3] = { "k.s", "k.so", "cc.log" };
+  const char *src, *path[3];
+  char cmd[2048], qsrc[400], qasm[400], qso[400], qlog[400];
+  FILE *f;
+  size_t i;
+  int rc = -1;
+
+  xray__kset_free(s);
+  if (!(s->k = calloc(n, sizeof *s->k))) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  s->n = n;
+  if (xray__tmp_open(&src, names, path, err, errlen))
+    return -1;
+  if (!(f = fopen(src, "w"))) {
+    snprintf(err, errlen, "cannot write %s", src);
+    goto out;
+  }
+  if (xray__gen_kset(f, c, n, err, errlen)) {
+    fclose(f);
+    goto out;
+  }
+  if (fclose(f)) {
+    snprintf(err, errlen, "cannot write %s", src);
+    goto out;
+  }
+  if (xray__shell_quote(qsrc, sizeof qsrc, src) || xray__shell_quote(qasm, sizeof qasm, path[0])
+      || xray__shell_quote(qso, sizeof qso, path[1])
+      || xray__shell_quote(qlog, sizeof qlog, path[2])) {
+    snprintf(err, errlen, "temporary path too long");
+    goto out;
+  }
+  /* CC and CFLAGS are words for the shell, as in make. */
+  snprintf(cmd, sizeof cmd, "%s %s -fPIC -S -o %s %s >%s 2>&1", cc, cflags, qasm, qsrc, qlog);
+  if (run_cmd(cmd, path[2], err, errlen, "compiling the kernels"))
+    goto out;
+  snprintf(cmd, sizeof cmd, "%s %s -fPIC -shared -o %s %s >%s 2>&1", cc, cflags, qso, qasm,
+           qlog);
+  if (run_cmd(cmd, path[2], err, errlen, "linking the kernels"))
+    goto out;
+  if (!(s->dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
+    const char *e = dlerror();
+    snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
+    goto out;
+  }
+  for (i = 0; i < n; i++) {
+    char name[48];
+    const int *avail;
+    int stmts = 1;
+    const char *p;
+
+    snprintf(name, sizeof name, "xray_kernel_%zu", i);
+    *(void **) &s->k[i].fn = dlsym(s->dl, name);
+    snprintf(name, sizeof name, "xray_avail_%zu", i);
+    avail = (const int *) dlsym(s->dl, name);
+    if (!s->k[i].fn || !avail) {
+      snprintf(err, errlen, "the kernels lack %s", name);
+      goto out;
+    }
+    s->k[i].avail = *avail;
+    for (p = c[i].stmts; *p; p++)
+      stmts += *p == '|';
+    s->k[i].w = (c[i].unroll + stmts - 1) / stmts * stmts;
+    if (s->k[i].avail)
+      s->k[i].fn(-2);
+  }
+  static_check(s, path[0]);
+  rc = 0;
+out:
+  xray__tmp_close();
+  if (rc)
+    xray__kset_free(s);
+  return rc;
+}
