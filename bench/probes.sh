@@ -1,0 +1,78 @@
+#!/bin/sh
+# Stability, agreement with the OS view and run time of xray probes over
+# repeated runs: RUNS runs on a quiet machine, then RUNS with the other CPU
+# busy (a spinning process pinned to CPU 1; xray itself is not pinned, so
+# that the cores probe still sees every CPU).  For each value: the distinct
+# results with their counts, and the OS view; for each probe: the wall time
+# of 'xray PROBE' (process start and clock calibration included), mean and
+# maximum.  Numbers, not pass/fail.
+#
+# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] PROBE...
+#   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
+#        bench/probes.sh dcache caches tlb
+#   -q: quiet runs only.
+xray=./xray
+runs=10
+cflags=${CFLAGS:--O2}
+busy=yes
+while getopts x:n:c:q o; do
+  case $o in
+    x) xray=$OPTARG ;;
+    n) runs=$OPTARG ;;
+    c) cflags=$OPTARG ;;
+    q) busy= ;;
+    *) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] PROBE..." >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
+hog=
+trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
+trap 'exit 130' 1 2 15
+
+# series NAME: RUNS runs of every probe; NAME VALUE OS lines in $tmp/NAME.v,
+# PROBE SECONDS lines in $tmp/NAME.s
+series() {
+  s=$1
+  shift
+  : >"$tmp/$s.v"
+  : >"$tmp/$s.s"
+  i=1
+  while [ "$i" -le "$runs" ]; do
+    for p in "$@"; do
+      t0=$(date +%s.%N)
+      "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+      t1=$(date +%s.%N)
+      echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
+      awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
+                         v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v); next }
+           n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o);
+                         if (o ~ /^\{"value": /) { sub(/^\{"value": /, "", o); sub(/,.*/, "", o) } else o = "-";
+                         print n, v, o; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
+    done
+    i=$((i + 1))
+  done
+}
+
+report() {
+  echo "$1: $runs runs, $("$xray" --version), cc $cflags"
+  awk '{ k = $1; if (!(k in seen)) { order[++n] = k; seen[k] = 1 }
+         c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3 }
+       END { for (i = 1; i <= n; i++) { k = order[i]; m = split(vals[k], a, " "); s = "";
+               for (j = 1; j <= m; j++) s = s (j > 1 ? ", " : "") a[j] " x" c[k, a[j]];
+               printf "  %-26s %-40s OS %s\n", k, s, os[k] } }' "$tmp/$1.v"
+  awk '{ s[$1] += $2; if ($2 > mx[$1]) mx[$1] = $2; n[$1]++; if (!($1 in o)) o[$1] = ++k; name[o[$1]] = $1 }
+       END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; print "" }' "$tmp/$1.s"
+}
+
+series quiet "$@"
+report quiet
+[ -n "$busy" ] || exit 0
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+  taskset -c 1 sh -c 'while :; do :; done' & hog=$!
+else
+  sh -c 'while :; do :; done' & hog=$!
+fi
+series busy "$@"
+report busy
