@@ -95,6 +95,7 @@ ax_xray_run ()
   AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_key 2>&AS_MESSAGE_LOG_FD], [
     cat conftest.xray-$ax_xray_key >&AS_MESSAGE_LOG_FD
     ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_key`"
+    ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_key`"
     # Only NAME=NUMBER lines are evaluated.
     eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
     eval "ax_xray_s_$ax_xray_key=\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_key\`"
@@ -116,7 +117,7 @@ ax_xray_valid ()
 # ax_xray_why DEFINE KEY: the engine's reason for an unknown value, if any.
 ax_xray_why ()
 {
-  test -f conftest.xray-$[]2 && sed -n "s/^# $[]1 unknown: //p" conftest.xray-$[]2 | sed 1q
+  test -f conftest.xray-$[]2 && sed -n "s/^@%:@ $[]1 unknown: //p" conftest.xray-$[]2 | sed 1q
 }
 ])
 
@@ -174,6 +175,8 @@ AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
      [ax_xray_run $3 $8
       AS_IF([test -n "$ax_xray_v_$2"],
             [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"
+             AS_CASE([" $ax_xray_from_os "], [*" $2 "*],
+                     [ax_xray_how="from the OS, $ax_xray_s_$3 s"])
              AS_CASE([" $ax_xray_unconfirmed "], [*" $2 "*],
                      [ax_xray_how="$ax_xray_how, UNCONFIRMED"])],
             [$1=unknown; ax_xray_how=`ax_xray_why $2 $3`

@@ -56,11 +56,11 @@
 
 AC_DEFUN([AX_XRAY_FMA], [
 _AX_XRAY_VALUE([ax_cv_xray_have_fma], [XRAY_HAVE_FMA], [fma], [have-fma],
-               [whether the compiler fuses a+b*c], [0 or 1])
+               [whether the compiler fuses a+b*c], [boolean])
 ax_xray_fma_ok=no
 test "x$XRAY_HAVE_FMA" = x1 && ax_xray_fma_ok=yes
 _AX_XRAY_VALUE([ax_cv_xray_have_fma_isa], [XRAY_HAVE_FMA_ISA], [fma], [have-fma-isa],
-               [whether the processor executes fused multiply-adds], [0 or 1])
+               [whether the processor executes fused multiply-adds], [boolean])
 _AX_XRAY_VALUE([ax_cv_xray_fma_latency], [XRAY_FMA_LATENCY], [fma], [fma-latency],
                [fused multiply-add latency], [cycles], [decimal])
 _AX_XRAY_VALUE([ax_cv_xray_fma_per_cycle], [XRAY_FMA_PER_CYCLE], [fma], [fma-per-cycle],

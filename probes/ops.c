@@ -14,27 +14,47 @@
  *                the compiler fuses when the first is clearly faster.  The
  *                instruction itself is run from machine code (ops->fma).
  *
- * Each kernel is timed in three rounds, interleaved; the value is the
- * median, and rounds more than 5 % apart leave it unconfirmed. */
+ * Each kernel is timed in five rounds, interleaved; the value is the
+ * second smallest, and a kernel whose three smallest rounds are more than
+ * 5 % apart is timed again, and left unconfirmed if they still are. */
 #include "xray-internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUNDS 3
+#define ROUNDS 5
 #define MAX_OPS 32
 #define MAX_K (MAX_OPS * 3)
 #define DEFAULT_OPS "long:+,long:*,long:/,double:+,double:*,double:/,double:fma"
 
 static const int chains[3] = { 4, 8, 12 };
 
+/* The second smallest of ROUNDS times (noise mostly adds time; one round
+ * may still be a counter glitch), and whether the three smallest agree
+ * within 5 %. */
+static void
+summarise(const double *t, struct xray__timed *out)
+{
+  double v[ROUNDS];
+  int a, b;
+
+  for (a = 0; a < ROUNDS; a++) {   /* insertion sort, NANs last */
+    double x = t[a];
+    for (b = a; b > 0 && (isnan(v[b - 1]) || v[b - 1] > x); b--)
+      v[b] = v[b - 1];
+    v[b] = x;
+  }
+  out->t = v[1];
+  out->agree = v[2] <= v[0] * 1.05;
+}
+
 int
 xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xray__timed *out)
 {
   double (*t)[ROUNDS] = calloc(n, sizeof *t);
   size_t i;
-  int r;
+  int r, again;
 
   if (!t) {
     snprintf(m->error, sizeof m->error, "out of memory");
@@ -44,19 +64,20 @@ xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xra
     free(t);
     return -1;
   }
-  for (r = 0; r < ROUNDS; r++)
-    for (i = 0; i < n; i++) {
-      t[i][r] = m->ops->ktime(m, i, &out[i].avail, &out[i].stack);
-      xray__trace(m, "ops", k[i].stmts, (double) k[i].nvars, t[i][r]);
-    }
-  for (i = 0; i < n; i++) {
-    double lo = t[i][0], hi = t[i][0];
-    for (r = 1; r < ROUNDS; r++) {
-      lo = fmin(lo, t[i][r]);
-      hi = fmax(hi, t[i][r]);
-    }
-    out[i].t = xray__median(t[i], ROUNDS);
-    out[i].agree = hi <= lo * 1.05;
+  /* Rounds interleave the kernels, so that a disturbance of some
+   * milliseconds spoils one round of many kernels, not all rounds of one.
+   * Kernels whose rounds disagree are timed once more. */
+  for (again = 0; again < 2; again++) {
+    for (r = 0; r < ROUNDS; r++)
+      for (i = 0; i < n; i++) {
+        if (again && out[i].agree)
+          continue;
+        t[i][r] = m->ops->ktime(m, i, &out[i].avail, &out[i].stack);
+        xray__trace(m, "ops", k[i].stmts, (double) k[i].nvars, t[i][r]);
+      }
+    for (i = 0; i < n; i++)
+      if (!again || !out[i].agree)
+        summarise(t[i], &out[i]);
   }
   free(t);
   return 0;

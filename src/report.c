@@ -192,6 +192,8 @@ write_shell(const xray_report *r, FILE *f)
     if (known(v)) {
       if (v->unconfirmed)
         fprintf(f, "# %s unconfirmed: repeated runs disagree (machine too busy?)\n", v->name);
+      if (v->source != XRAY_SOURCE_MEASURED)
+        fprintf(f, "# %s from: %s\n", v->name, source_names[v->source]);
       fprintf(f, "%s=", v->name);
       num(f, v->value);
       fprintf(f, "\n");

@@ -224,10 +224,10 @@ void xray__define_name(char *out, size_t len, const char *prefix, const char *ty
  * initiation intervals below one cycle to 1/k. */
 double xray__quantize(double x);
 
-/* probes/ops.c: build kernels and time each in three interleaved rounds;
+/* probes/ops.c: build kernels and time each in five interleaved rounds;
  * -1 with the machine's error if the set does not compile. */
 struct xray__timed {
-  double t;                     /* median cycles per statement */
+  double t;                     /* cycles per statement */
   double stack;                 /* static check, -1 unknown */
   int avail, agree;             /* type offered; rounds within 5 % */
 };
