@@ -6,9 +6,9 @@
  *
  * On a shared machine the other CPU may be busy with someone else's work,
  * so a sample of thread A counts only if thread B made progress all through
- * it (B ran at the same time), and speeds are the best samples, not
- * averages: time-slicing makes a thread slower on average but never faster
- * while it runs. */
+ * it (B ran at the same time) and it was not itself preempted, and speeds
+ * are the best samples, not averages: time-slicing makes a thread slower on
+ * average but never faster while it runs. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -70,6 +70,7 @@ struct worker {
   struct worker *other;         /* NULL: alone */
   volatile int *go, *stop;
   double best[2];               /* the two fastest valid samples, in ticks */
+  double limit;                 /* longer samples were preempted (0: no limit) */
   int valid;
   double sink;
 };
@@ -110,6 +111,7 @@ work(void *arg)
     /* Valid: still on our CPU and, in the pair, the other thread ran for
      * at least three quarters of the sample. */
     if (sched_getcpu() == cpu && cpu == w->cpu && t1 > t0
+        && (!w->limit || (double) (t1 - t0) <= w->limit)
         && (!w->other || w->other->progress - before >= PER_SAMPLE * 3 / 4)) {
       double t = (double) (t1 - t0);
       if (t < w->best[0]) {
@@ -182,7 +184,15 @@ xray__pair_speed(int a, int b, char *err, size_t errlen)
   solo[1].cpu = pair[1].cpu = b;
   pair[0].other = &pair[1];
   pair[1].other = &pair[0];
-  if (run(&solo[0], 1) || run(&solo[1], 1) || run(pair, 2)) {
+  if (run(&solo[0], 1) || run(&solo[1], 1)) {
+    snprintf(err, errlen, "cannot start threads");
+    return NAN;
+  }
+  /* A pair sample more than 4x slower than alone was preempted (two
+   * threads of a core slow each other about 2x). */
+  pair[0].limit = 4 * fastest(&solo[0]);
+  pair[1].limit = 4 * fastest(&solo[1]);
+  if (run(pair, 2)) {
     snprintf(err, errlen, "cannot start threads");
     return NAN;
   }
