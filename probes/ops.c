@@ -401,12 +401,22 @@ run_registers(xray_machine *m, xray_report *r)
       probe[j].unroll = 1;
       probe[j].style = XRAY_STYLE_BARRIER;
     }
-    if (m->ops->kbuild(m, probe, 4) == 0)
+    if (m->ops->kbuild(m, probe, 4) == 0) {
       for (j = 0; j < 4 && !type[2]; j++) {
         a[j].avail = m->ops->kinfo(m, (size_t) j, &a[j].stack);
         if (a[j].avail)
           type[2] = vec_candidates[j];
       }
+      if (!type[2])
+        snprintf(m->error, sizeof m->error, "%s %s offers none of __m512d, __m256d, "
+                 "__m128d, float64x2_t", m->cc, m->cflags);
+    }
+    if (!type[2]) {
+      xray_value *x = xray_report_add(r, classes[2].name, classes[2].desc, "registers");
+      if (!x)
+        return -1;
+      xray__value_unknown(x, m->error);
+    }
   }
   for (c = 0; c < 3; c++)
     if (type[c] && !(v[c] = xray_report_add(r, classes[c].name, classes[c].desc, "registers")))

@@ -153,9 +153,9 @@ preamble(FILE *f, int vectors)
              "#else\n#define XRAY_FREG \"+g\"\n#define XRAY_MARK(s) \"# xray \" s\n#endif\n");
 }
 
-/* The kernel function xray_kernel<sfx> and its data.  iters == 0 returns
- * the timed loop's code size and iters < 0 its address (GNU C); in a set
- * (sfx not empty) iters == -2 first sets every variable to 1. */
+/* The kernel function xray_kernel<sfx> and its data.  Alone (sfx empty),
+ * iters == 0 returns the timed loop's code size and iters < 0 its address
+ * (GNU C); in a set, iters == -2 sets every variable to 1. */
 static void
 body(FILE *f, const struct xray_cspec *c, const struct parsed *p, const char *sfx)
 {
@@ -178,9 +178,13 @@ body(FILE *f, const struct xray_cspec *c, const struct parsed *p, const char *sf
   for (v = 0; v < c->nvars; v++)
     fprintf(f, "  xray_t%s p%d = xray_init%s[%d];\n", sfx, v, sfx, v);
   fprintf(f, "  long i = iters;\n\n");
-  fprintf(f, "#ifdef __GNUC__\n  if (iters == 0)\n"
-             "    return (long) ((char *) &&xray_finish - (char *) &&xray_start);\n"
-             "  if (iters < 0)\n    return (long) (size_t) &&xray_start;\n#endif\n");
+  /* A set is read through its markers, not its label addresses, which
+   * -Wpedantic and clang's -Wreturn-stack-address turn into errors under
+   * a project's -Werror. */
+  if (!*sfx)
+    fprintf(f, "#ifdef __GNUC__\n  if (iters == 0)\n"
+               "    return (long) ((char *) &&xray_finish - (char *) &&xray_start);\n"
+               "  if (iters < 0)\n    return (long) (size_t) &&xray_start;\n#endif\n");
   if (c->style == XRAY_STYLE_SWITCH) {
     fprintf(f, "  switch (xray_entry%s) {\n  case 0:\n  xray_start:\n", sfx);
     for (k = 0; k < p->w; k++)
@@ -201,7 +205,8 @@ body(FILE *f, const struct xray_cspec *c, const struct parsed *p, const char *sf
     }
     fprintf(f, "  if (--i > 0)\n    goto xray_start;\n");
   }
-  fprintf(f, "#ifdef __GNUC__\nxray_finish:\n#endif\n");
+  if (!*sfx)
+    fprintf(f, "#ifdef __GNUC__\nxray_finish:\n#endif\n");
   for (v = 0; v < c->nvars; v++)
     fprintf(f, "  xray_sink%s[%d] = p%d;\n", sfx, v, v);
   fprintf(f, "  return 0;\n%s}\n", *sfx ? "  }\n" : "");
@@ -266,6 +271,12 @@ xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t 
              " * kernel K's variables; xray_avail_K says whether the compiler offers\n"
              " * its type at these flags. */\n",
           n);
+  /* The project's -Werror must not fail the set: the vector typedefs and
+   * compound literals are GNU C, and the functions have no header. */
+  fprintf(f, "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Weverything\"\n"
+             "#elif defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wpedantic\"\n"
+             "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"
+             "#pragma GCC diagnostic ignored \"-Wmissing-declarations\"\n#endif\n");
   preamble(f, vectors);
   for (i = 0; i < n; i++) {
     struct xray_cspec k = c[i];

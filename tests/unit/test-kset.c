@@ -3,7 +3,8 @@
  * and SSE2 types are offered and AVX-512 types are not at plain -O2; the
  * static check finds no spill in the timed loops of the latency,
  * throughput, fma and small register kernels, and finds spills once 20
- * doubles are live (x86-64 has 16 xmm registers). */
+ * doubles are live (x86-64 has 16 xmm registers); a project's -Werror
+ * with every warning on does not fail the set. */
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -29,7 +30,7 @@ static const struct xray_cspec fam[] = {
 #define NFAM (sizeof fam / sizeof *fam)
 
 static void
-one(const char *cc)
+one(const char *cc, const char *strict)
 {
   struct xray__kset s;
   char err[256];
@@ -41,7 +42,7 @@ one(const char *cc)
               "%s: the kernel families build and load as one set%s%s", cc, *err ? ": " : "",
               err)) {
     int k;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < 4; k++)
       tap_ok(0, "%s: (no kernel set)", cc);
     return;
   }
@@ -60,6 +61,10 @@ one(const char *cc)
          "register kernels", cc);
   tap_ok(s.k[NFAM - 2].stack > 0, "%s: 20 live doubles spill (%g spill instructions per "
          "statement)", cc, s.k[NFAM - 2].stack);
+  err[0] = 0;
+  tap_ok(xray__kset_compile(&s, fam, NFAM, cc, strict, err, sizeof err) == 0,
+         "%s: a project's strict flags (%s) do not fail the set%s%s", cc, strict,
+         *err ? ": " : "", err);
   xray__kset_free(&s);
 }
 
@@ -72,13 +77,13 @@ main(void)
   printf("1..0 # SKIP the structural expectations are written for x86-64\n");
   return 0;
 #endif
-  tap_plan(8);
-  one(cc && *cc ? cc : "cc");
+  tap_plan(10);
+  one(cc && *cc ? cc : "cc", "-O2 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
   if (clang && *clang)
-    one(clang);
+    one(clang, "-O2 -Weverything -Werror");
   else {
     int k;
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < 5; k++)
       printf("ok %d - # SKIP clang is not installed\n", ++tap_count);
   }
   return tap_done();
