@@ -63,6 +63,7 @@ struct cc {
   struct pt pt[128];
   int npt;
   int failed;
+  double deadline;                      /* refinement stops adding draws after it */
 };
 
 static size_t
@@ -144,7 +145,8 @@ pair_draw(struct cc *c, size_t k, uint64_t s)
 static void
 add_draws(struct cc *c, struct pt *p, int want)
 {
-  while (p->draws < want && !c->failed) {
+  while (p->draws < want && !c->failed && !(p->draws > 0 && c->deadline > 0
+                                            && xray__now() > c->deadline)) {
     p->sum += one_draw(c, (size_t) p->k);
     p->draws++;
   }
@@ -423,7 +425,17 @@ caches_run(xray_machine *m, xray_report *r)
       np--, nl--, i--;
     }
   }
-  settled = np > 0 && last[np - 1] >= c->npt - 3;
+  /* The curve settles on memory: a last plateau that reaches the end of
+   * the scan, spans an octave, and is at least twice the level before it
+   * (DRAM is; a spurious flat stretch of L3 and page walks was not, and
+   * once gave 76 cycles here).  And no DRAM answers in less than 50 ns. */
+  settled = np > 0 && last[np - 1] >= c->npt - 3 && last[np - 1] - first[np - 1] + 1 >= PER_OCTAVE
+            && (nl < 1 || L[nl - 1].hi >= 2 * L[nl - 1].lo)
+            && (m->simulated || !(m->core_hz > 0)
+                || plateau_level(sm, first[np - 1], last[np - 1]) / m->core_hz >= 50e-9);
+  /* Refining the transitions may take this long; later levels get what
+   * is left, and the rest is said. */
+  c->deadline = xray__now() + m->budget;
   if (c->failed)
     snprintf(why, sizeof why, "%.190s", m->error);
   else if (nl < 1)
@@ -444,8 +456,10 @@ caches_run(xray_machine *m, xray_report *r)
   if (why[0])
     xray__value_unknown(vlev, why);
   else if (!settled) {
-    snprintf(unsettled, sizeof unsettled, "the time per load still changes at %d pages: "
-             "levels beyond the %d found may follow", K_MAX, nl);
+    snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
+             "plateau by %d pages (one octave long, twice the level before it%s): levels "
+             "beyond the %d found may follow", K_MAX, m->simulated ? "" : ", 50 ns or more",
+             nl);
     xray__value_unknown(vlev, unsettled);
   } else {
     snprintf(method, sizeof method,
@@ -517,6 +531,14 @@ caches_run(xray_machine *m, xray_report *r)
         xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond the level");
       snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
                c->pt[first[i]].k, c->pt[last[i]].k);
+      if (!settled && last[i] - first[i] + 1 < PER_OCTAVE) {
+        /* Short flat stretches of an unsettled curve are not levels one
+         * can trust (L3 came out 17-37 cycles across runs here). */
+        snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
+                 "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
+        xray__value_unknown(v[3], msg);
+        continue;
+      }
       xray__value_measured(v[3], floor(l->lo + 0.5), method);
       v[3]->exact = l->lo;
       if (m->core_hz > 0)
