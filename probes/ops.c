@@ -425,8 +425,9 @@ run_registers(xray_machine *m, xray_report *r)
   /* Coarse pass: static check only (timing too where it cannot be read). */
   for (c = 0, nk = 0; c < 3; c++)
     for (j = 0; j < COARSE; j++, nk++)
+      /* Classes not asked for keep their slots with a one-statement kernel. */
       reg_spec(&k[nk], text[nk], sizeof text[nk], type[c] ? type[c] : "long",
-               (j + 1) * REG_STEP, (j + 1) * REG_STEP - 1);
+               type[c] ? (j + 1) * REG_STEP : 2, type[c] ? (j + 1) * REG_STEP - 1 : 1);
   if (m->ops->kbuild(m, k, nk)) {
     for (c = 0; c < 3; c++)
       xray__value_unknown(v[c], m->error);
@@ -434,7 +435,7 @@ run_registers(xray_machine *m, xray_report *r)
   }
   for (c = 0; c < 3; c++) {
     first_spill[c] = 0;
-    lo[c] = 2;                  /* placeholders for classes not asked for */
+    lo[c] = 2;
     if (!type[c])
       continue;
     for (j = 0; j < COARSE; j++) {
@@ -474,8 +475,8 @@ run_registers(xray_machine *m, xray_report *r)
   /* Fine pass: every n from lo to lo + FINE - 1, timed and checked. */
   for (c = 0, nk = 0; c < 3; c++)
     for (j = 0; j < FINE; j++, nk++)
-      reg_spec(&k[nk], text[nk], sizeof text[nk], type[c] ? type[c] : "long", lo[c] + j,
-               24 > lo[c] + j - 1 ? 24 : lo[c] + j - 1);
+      reg_spec(&k[nk], text[nk], sizeof text[nk], type[c] ? type[c] : "long",
+               type[c] ? lo[c] + j : 2, !type[c] ? 1 : 24 > lo[c] + j - 1 ? 24 : lo[c] + j - 1);
   for (c = 0; c < 3 && !type[c]; c++)
     ;
   if (c == 3)
