@@ -14,9 +14,10 @@
  *                the compiler fuses when the first is clearly faster.  The
  *                instruction itself is run from machine code (ops->fma).
  *
- * Each kernel is timed in five rounds, interleaved; the value is the
- * second smallest, and a kernel whose three smallest rounds are more than
- * 5 % apart is timed again, and left unconfirmed if they still are. */
+ * Each kernel is timed in five rounds, interleaved, each round against
+ * the add chain timed right after it; the value is the median, and a kernel
+ * whose middle three rounds are more than 5 % apart is timed again, and
+ * left unconfirmed if they still are. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -30,9 +31,9 @@
 
 static const int chains[3] = { 4, 8, 12 };
 
-/* The second smallest of ROUNDS times (noise mostly adds time; one round
- * may still be a counter glitch), and whether the three smallest agree
- * within 5 %. */
+/* The median of ROUNDS times (each a ratio to the add chain timed with it,
+ * so a disturbance can move it either way), and whether the middle three
+ * agree within 5 %. */
 static void
 summarise(const double *t, struct xray__timed *out)
 {
@@ -45,8 +46,8 @@ summarise(const double *t, struct xray__timed *out)
       v[b] = v[b - 1];
     v[b] = x;
   }
-  out->t = v[1];
-  out->agree = v[2] <= v[0] * 1.05;
+  out->t = v[ROUNDS / 2];
+  out->agree = v[ROUNDS / 2 + 1] <= v[ROUNDS / 2 - 1] * 1.05;
 }
 
 int

@@ -200,7 +200,7 @@ alu_ref(struct real *m)
   return &kd->ref;
 }
 
-static void refresh_cycle(struct real *m);
+static double to_cycles(struct real *m, double ticks_per_op);
 
 static double
 real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
@@ -224,8 +224,7 @@ real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
   kern.run = run_kset;
   kern.ctx = k;
   ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
-  refresh_cycle(m);
-  return ticks / k->w / m->ticks_per_cycle;
+  return to_cycles(m, ticks / k->w);
 }
 
 static int
@@ -283,22 +282,19 @@ real_clock(xray_machine *base, double *tsc_hz)
   return t > 0 ? base->tick_hz / t : NAN;
 }
 
-/* The cycle is the fastest add seen so far.  Kernel times are the fastest
- * samples, scaled to the machine's best state by the reference; a clock
- * calibrated while the core ran slow (just started, or a busy host) would
- * make every later latency short by the same factor (6.6 % in one run
- * here).  So every timed kernel first re-reads the add chain, and a faster
- * one (by less than 15 %: several times faster is a counter glitch)
- * becomes the cycle. */
-static void
-refresh_cycle(struct real *m)
+/* Ticks per operation as cycles, by the add chain timed right after it
+ * (a ratio of two times taken together), not by the calibration made when
+ * the machine was created: the core may have run slower then (just woken,
+ * a busy host), and every latency of one run came out 6.6 % short.  A
+ * reading more than 30 % off the calibration is a glitch and is not used. */
+static double
+to_cycles(struct real *m, double ticks_per_op)
 {
   double t = add_ticks(m, 8);
 
-  if (t > 0 && t < m->ticks_per_cycle && t > m->ticks_per_cycle * 0.85) {
-    m->ticks_per_cycle = t;
-    m->base.core_hz = m->base.tick_hz / t;
-  }
+  if (t > 0 && fabs(t / m->ticks_per_cycle - 1) < 0.3)
+    return ticks_per_op / t;
+  return ticks_per_op / m->ticks_per_cycle;
 }
 
 /* --- fused multiply-add instructions ------------------------------------ */
@@ -396,8 +392,7 @@ real_fma(xray_machine *base, int chains)
   /* Both loops run 12 instructions per iteration. */
   {
     double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
-    refresh_cycle(m);
-    return ticks / 12.0 / m->ticks_per_cycle;
+    return to_cycles(m, ticks / 12.0);
   }
 #else
   (void) chains;
