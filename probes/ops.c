@@ -14,10 +14,9 @@
  *                the compiler fuses when the first is clearly faster.  The
  *                instruction itself is run from machine code (ops->fma).
  *
- * Each kernel is timed in five rounds, interleaved, each round against
- * the add chain timed right after it; the value is the median, and a kernel
- * whose middle three rounds are more than 5 % apart is timed again, and
- * left unconfirmed if they still are. */
+ * Each kernel is timed in five rounds, interleaved; the value is the
+ * median, and a kernel whose middle three rounds are more than 5 % apart
+ * is timed again, and left unconfirmed if they still are. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -31,9 +30,9 @@
 
 static const int chains[3] = { 4, 8, 12 };
 
-/* The median of ROUNDS times (each a ratio to the add chain timed with it,
- * so a disturbance can move it either way), and whether the middle three
- * agree within 5 %. */
+/* The median of ROUNDS times, and whether the middle three agree within
+ * 5 %.  Not the smallest: a round can read fast as well as slow here (a
+ * 13.5-cycle divide read 12.7 in one round of 12). */
 static void
 summarise(const double *t, struct xray__timed *out)
 {

@@ -200,8 +200,6 @@ alu_ref(struct real *m)
   return &kd->ref;
 }
 
-static double to_cycles(struct real *m, double ticks_per_op);
-
 static double
 real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
 {
@@ -224,7 +222,7 @@ real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
   kern.run = run_kset;
   kern.ctx = k;
   ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
-  return to_cycles(m, ticks / k->w);
+  return ticks / k->w / m->ticks_per_cycle;
 }
 
 static int
@@ -280,21 +278,6 @@ real_clock(xray_machine *base, double *tsc_hz)
 
   *tsc_hz = strcmp(xray__tick_source(), "tsc") == 0 ? base->tick_hz : 0;
   return t > 0 ? base->tick_hz / t : NAN;
-}
-
-/* Ticks per operation as cycles, by the add chain timed right after it
- * (a ratio of two times taken together), not by the calibration made when
- * the machine was created: the core may have run slower then (just woken,
- * a busy host), and every latency of one run came out 6.6 % short.  A
- * reading more than 30 % off the calibration is a glitch and is not used. */
-static double
-to_cycles(struct real *m, double ticks_per_op)
-{
-  double t = add_ticks(m, 8);
-
-  if (t > 0 && fabs(t / m->ticks_per_cycle - 1) < 0.3)
-    return ticks_per_op / t;
-  return ticks_per_op / m->ticks_per_cycle;
 }
 
 /* --- fused multiply-add instructions ------------------------------------ */
@@ -392,7 +375,7 @@ real_fma(xray_machine *base, int chains)
   /* Both loops run 12 instructions per iteration. */
   {
     double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
-    return to_cycles(m, ticks / 12.0);
+    return ticks / 12.0 / m->ticks_per_cycle;
   }
 #else
   (void) chains;
@@ -444,37 +427,34 @@ static const struct xray__machine_ops real_ops = {
   real_fma,  real_cpus,  real_pair,  real_reset,  real_free
 };
 
-/* Core clock: a chain of 1000 dependent adds, one cycle each, as the
- * minimum over many short samples (the maximum frequency seen). */
+/* Core clock: a chain of dependent adds, one cycle each.  Twenty bursts
+ * (each the best of eight ~20 us windows), 2 ms apart, after a 30 ms spin;
+ * the fastest burst.  One burst alone can land in a stretch where the core
+ * runs slow (every latency of one run came out 6.6 % short that way); the
+ * fastest of bursts spread over 40 ms did not move by more than 0.1 % in
+ * the freq probe's runs. */
+#define CAL_BURSTS 20
 static void
 calibrate(struct real *m)
 {
-  const struct xray_stmt *chain = xray__stmt_find("addchain");
-  struct run_ctx ctx;
-  struct xray__kernel k = { run_code, &ctx };
-  struct xray__sampler s;
-  struct kind *kd;
+  double best = HUGE_VAL, t0 = xray__now();
+  int i;
 
-  if (!xray__mcode_isa() || !(kd = kind_for(m, chain))) {
-    /* The C chain; failing that, a cycle is a tick and probes say so. */
-    double t = add_ticks(m, 30);
-    m->ticks_per_cycle = t > 0 ? t : 1;
-    m->base.core_hz = t > 0 ? m->base.tick_hz / t : 0;
-    return;
+  /* An idle core runs slow for a while. */
+  while (xray__now() - t0 < 0.03)
+    if (!(add_ticks(m, 1) > 0))
+      break;
+  for (i = 0; i < CAL_BURSTS; i++) {
+    double t = add_ticks(m, 8);
+    if (t > 0 && t < best)
+      best = t;
+    while (xray__now() - t0 < 0.03 + 0.002 * (i + 1))
+      ;
   }
-  ctx.code = kd->code;
-  ctx.n = 1000;
-  /* An idle core runs slow for a while: spin 30 ms before timing. */
-  {
-    double t0 = xray__now();
-    while (xray__now() - t0 < 0.03)
-      xray__mcode_run(ctx.code, ctx.n, 100);
-  }
-  xray__sampler_init(&s, 1.0);
-  s.want = 30;
-  s.min_attempts = 30;
-  m->ticks_per_cycle = xray__measure(&s, &k, NULL) / 1000;
-  m->base.core_hz = m->base.tick_hz / m->ticks_per_cycle;
+  /* Failing an add chain (neither machine code nor a compiler), a cycle is
+   * a tick and probes say so. */
+  m->ticks_per_cycle = best < HUGE_VAL ? best : 1;
+  m->base.core_hz = best < HUGE_VAL ? m->base.tick_hz / best : 0;
 }
 
 xray_machine *
