@@ -335,14 +335,6 @@ static const struct regclass classes[3] = {
   { "XRAY_NUM_VEC_REGS", "vector registers usable for variables" },
 };
 
-static int
-reg_class(const char *type)
-{
-  if (xray__type_condition(type))
-    return 2;
-  return strstr(type, "float") || strstr(type, "double") ? 1 : 0;
-}
-
 static void
 reg_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, int n, int unroll)
 {
@@ -379,7 +371,7 @@ run_registers(xray_machine *m, xray_report *r)
     snprintf(buf, sizeof buf, "%s", m->types);
     for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
       static char given[3][32];
-      c = reg_class(s);
+      c = xray__type_class(s);
       if (type[c]) {
         snprintf(m->error, sizeof m->error, "registers: '%s' and '%s' are both %s types",
                  type[c], s, c == 0 ? "integer" : c == 1 ? "floating" : "vector");

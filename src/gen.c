@@ -260,6 +260,16 @@ xray__type_condition(const char *t)
 }
 
 int
+xray__type_class(const char *t)
+{
+  const char *c = xray__type_condition(t);
+
+  if (c && strcmp(c, "0") != 0)
+    return 2;
+  return strstr(t, "float") || strstr(t, "double") ? 1 : 0;
+}
+
+int
 xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen)
 {
   size_t i;

@@ -168,7 +168,7 @@ xray_machine_set_option(xray_machine *m, const char *name, const char *value, ch
       int c;
       if (!known_type(t, err, errlen))
         return -1;
-      c = xray__type_condition(t) ? 2 : strstr(t, "float") || strstr(t, "double") ? 1 : 0;
+      c = xray__type_class(t);
       if (seen[c]) {
         snprintf(err, errlen, "types: '%s' and '%s' are both %s types (give one of each class)",
                  seen[c], t, cname[c]);

@@ -231,7 +231,7 @@ classify(const struct xray__simcpu *c, const char *t, int *rc)
   if (cond && strcmp(cond, "0") == 0)
     return -1;
   if (!cond) {
-    *rc = strstr(t, "float") || strstr(t, "double") ? 1 : 0;
+    *rc = xray__type_class(t);
     return *rc;
   }
   bits = strstr(t, "512") ? 512 : strstr(t, "256") ? 256 : 128;

@@ -74,6 +74,8 @@ int xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, siz
 /* The preprocessor condition for a type: NULL for a plain C type, "0" for
  * a type xray does not know, else e.g. "defined(__AVX__)". */
 const char *xray__type_condition(const char *type);
+/* Register class of a known type: 0 integer, 1 floating scalar, 2 vector. */
+int xray__type_class(const char *type);
 
 struct xray__kset {
   void *dl;
@@ -82,7 +84,7 @@ struct xray__kset {
     long (*fn)(long);
     int avail;                  /* the compiler offers the type */
     int w;                      /* statements per iteration */
-    double stack;               /* stack operands per statement in the loop; -1 unknown */
+    double stack;               /* spill instructions per statement in the loop; -1 unknown */
   } *k;
 };
 
@@ -252,8 +254,8 @@ struct xray__machine_ops {
    * and flags; 0, or -1 with the machine's error. */
   int (*kbuild)(xray_machine *m, const struct xray_cspec *c, size_t n);
   /* Cycles per statement of kernel i of the last kbuild; NAN if it cannot
-   * be timed, with *avail 0 if the compiler lacks its type.  *stack: stack
-   * operands per statement in its timed loop (static check), -1 unknown. */
+   * be timed, with *avail 0 if the compiler lacks its type.  *stack: spill
+   * instructions per statement in its timed loop (static check), -1 unknown. */
   double (*ktime)(xray_machine *m, size_t i, int *avail, double *stack);
   /* Whether kernel i's type is offered, and its static check (as ktime),
    * without timing it. */
