@@ -40,8 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define K_MIN 2
-#define K_MAX 32768
+/* Footprints are whole pages (every LINE_STEP bytes of each), from an
+ * eighth of a page, so that even a 2 KB L1 shows a plateau, to LINES_MAX
+ * loads. */
+#define LINE_STEP 64
+#define K_MIN 0.125
+#define LINES_MAX ((size_t) 1 << 21)
+#define BLOCK 16                        /* pages visited together */
 #define PER_OCTAVE 6
 #define POOL_MIN 8192
 #define POOL_MAX 65536
@@ -49,18 +54,22 @@
 #define MAX_ASSOC 64
 #define SCAN_DRAWS 2
 #define FIT_DRAWS 40
+#define SLOPE_DRAWS 8
+#define FIT_LINES ((size_t) 1 << 20)    /* loads per transition point, beyond FIT_DRAWS x 4 */
+#define MAX_PTS 128
 
 struct pt {
-  double k, sum;                        /* sum of per-draw cycles */
+  double k;                             /* pages */
+  double v[FIT_DRAWS];                  /* cycles per load of each draw */
   int draws;
 };
 
 struct cc {
   xray_machine *m;
-  size_t page;
+  size_t page, lpp;                     /* page; loads per page */
   uint64_t rng;
-  uint64_t *pool, *off;
-  struct pt pt[128];
+  uint64_t *pool, *off, *blk;
+  struct pt pt[MAX_PTS];
   int npt;
   int failed;
   double deadline;                      /* refinement stops adding draws after it */
@@ -91,55 +100,68 @@ draw_pages(struct cc *c, size_t k, size_t pool)
   }
 }
 
-static double
-run_chain(struct cc *c, size_t n, double k)
+/* The chain through k random pages (k < 1: a fraction of one page).
+ * Every page is used whole: whatever hash of the physical address picks
+ * a level's set, the loads of one page then fill a fixed group of sets
+ * (for an XOR hash, a coset), and pages either share that group or not,
+ * so the level behaves as page colours with a group of A ways each.  A
+ * single line per page does not: Zen 3's L2 held 512 lines at one page
+ * offset, four times what 16 colours of 8 ways allow.
+ *
+ * Pages are visited BLOCK at a time, their loads shuffled together: a
+ * page's translation is then used LINE_STEP-fold while it is cached, so
+ * the TLB hardly shows (a global shuffle added a walk to most loads once
+ * k passed the TLB).  Loads go in units: with pair = 0 one load, else two
+ * loads pair bytes apart, one right after the other. */
+static size_t
+lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair)
 {
-  struct xray__chase ch = { c->off, n, XRAY_ARENA_HUGE };
+  size_t b, i, l, n = 0;
+  uint64_t s = pair / LINE_STEP;
+
+  for (b = 0; b < np; b += BLOCK) {
+    size_t e = b + BLOCK < np ? b + BLOCK : np, nu = 0, u;
+    for (i = b; i < e; i++)
+      for (l = 0; l < per; l++)
+        /* Pairs closer than LINE_STEP: every load and one pair bytes on;
+         * farther: each load with the one whose index differs in bit s. */
+        if (!pair || s == 0 || !(l & s))
+          c->blk[nu++] = pages[i] * c->page + l * LINE_STEP;
+    xray__shuffle(c->blk, nu, &c->rng);
+    for (u = 0; u < nu; u++) {
+      c->off[n++] = c->blk[u];
+      if (pair)
+        c->off[n++] = c->blk[u] + pair;
+    }
+  }
+  return n;
+}
+
+static size_t
+lay_out(struct cc *c, double k, uint64_t pair)
+{
+  size_t np = k < 1 ? 1 : (size_t) k, per = k < 1 ? (size_t) (k * (double) c->lpp) : c->lpp;
+
+  draw_pages(c, np, pool_for(np));
+  return lay_pages(c, c->pool, np, per < 1 ? 1 : per, pair);
+}
+
+static double
+run_chain(struct cc *c, size_t n, double k, const char *what)
+{
+  struct xray__chase ch = { c->off, n, XRAY_ARENA_HUGE, 1 };
   double y = c->m->ops->chase(c->m, &ch);
 
-  xray__trace(c->m, "caches", "chase-pages", k, y);
+  xray__trace(c->m, "caches", what, k, y);
   if (isnan(y))
     c->failed = 1;
   return y;
 }
 
-/* One line at the same offset in each of k random pages, less what the
- * TLB costs for those pages (under nested paging a guest's huge pages are
- * still translated in 4 KB pieces, so the TLB steps at its own sizes). */
 static double
-one_draw(struct cc *c, size_t k)
+one_draw(struct cc *c, double k)
 {
-  size_t i, pool = pool_for(k);
-  uint64_t o = (xray__rand(&c->rng) % (c->page / 64)) * 64;
-  double y, tlb = 0;
-
-  draw_pages(c, k, pool);
-  for (i = 0; i < k; i++)
-    c->off[i] = c->pool[i] * c->page + o;
-  xray__shuffle(c->off, k, &c->rng);
-  y = run_chain(c, k, (double) k);
-  if (k > 2)
-    tlb = xray__tlb_cost(c->m, c->off, k, c->pool, XRAY_ARENA_HUGE, &c->rng, "caches-tlb",
-                         NULL);
-  return isnan(tlb) ? y : y - fmax(0, tlb);
-}
-
-/* Loads in pairs: o then o + s in each of k random pages. */
-static double
-pair_draw(struct cc *c, size_t k, uint64_t s)
-{
-  size_t i, pool = pool_for(k);
-  uint64_t o = 0;
-  double y, tlb;
-
-  draw_pages(c, k, pool);
-  for (i = 0; i < k; i++) {
-    c->off[2 * i] = c->pool[i] * c->page + o;
-    c->off[2 * i + 1] = c->pool[i] * c->page + o + s;
-  }
-  y = run_chain(c, 2 * k, (double) (2 * k));
-  tlb = xray__tlb_cost(c->m, c->off, k, c->pool, XRAY_ARENA_HUGE, &c->rng, "caches-tlb", NULL);
-  return isnan(tlb) ? y : y - fmax(0, tlb) / 2;
+  return run_chain(c, lay_out(c, k, 0), k, "chase-pages");
 }
 
 static void
@@ -147,15 +169,25 @@ add_draws(struct cc *c, struct pt *p, int want)
 {
   while (p->draws < want && !c->failed && !(p->draws > 0 && c->deadline > 0
                                             && xray__now() > c->deadline)) {
-    p->sum += one_draw(c, (size_t) p->k);
-    p->draws++;
+    p->v[p->draws++] = one_draw(c, p->k);
   }
 }
 
 static double
 mean(const struct pt *p)
 {
-  return p->sum / p->draws;
+  double med = xray__median(p->v, (size_t) p->draws), sum = 0;
+  int i, n = 0;
+
+  /* Draws differ by their pages' colours, and that spread is what the
+   * mean is for; a draw more than 1.4 times the median was disturbed
+   * (preempted, or a spike of the simulated noise) and is left out. */
+  for (i = 0; i < p->draws; i++)
+    if (p->draws < 4 || p->v[i] <= 1.4 * med) {
+      sum += p->v[i];
+      n++;
+    }
+  return sum / n;
 }
 
 /* --- the model ----------------------------------------------------------- */
@@ -176,6 +208,11 @@ xray__colour_miss(double k, double P, int A, double N)
     return k - 1 >= A ? 1 : 0;
   if (n < A)
     return 0;
+  if (isinf(N)) {
+    for (x = 0; x < A; x++)
+      below += exp(lchoose(n, x) + x * log(1 / P) + (n - x) * log1p(-1 / P));
+    return below >= 1 ? 0 : 1 - below;
+  }
   if (K < 0)
     K = 0;
   for (x = 0; x < A; x++) {
@@ -198,7 +235,7 @@ sse(const struct fitdata *d, double P, int A)
   int i;
 
   for (i = 0; i < d->n; i++) {
-    double e = xray__colour_miss(d->k[i], P, A, (double) pool_for((size_t) d->k[i])) - d->f[i];
+    double e = xray__colour_miss(d->k[i], P, A, INFINITY) - d->f[i];
     s += d->w[i] * e * e;
   }
   return s;
@@ -244,44 +281,63 @@ struct fit {
   double P, err, err2;                  /* err2: the best with another A */
   int A, A2;
   double rms;                           /* residual in miss fraction */
+  double cap_lo, cap_hi;                /* P x A of every fit within FIT_SEPARATION */
+  double PA[MAX_ASSOC + 1], errA[MAX_ASSOC + 1];        /* the best P for each A */
+  int n;                                /* points fitted */
 };
 
 /* A fit is trusted when it explains the transition within this RMS miss
  * fraction, and its associativity when the next best A fits this much
- * worse. */
-#define FIT_RMS 0.08
+ * worse (WAYS_SEPARATION: a 36 MB 12-way level with few draws fitted 13
+ * ways 1.6 times better than 12).  Its capacity is trusted when every fit that close agrees on
+ * P x A within CAP_SPREAD: the half-way point of a transition pins the
+ * capacity down well before its width pins the ways (Zen 3's L2, whose
+ * replacement is not LRU, fitted 9 x 14 and 7 x 18 for 16 x 8: 126 pages
+ * each time, 128 in truth). */
+#define FIT_RMS 0.1
 #define FIT_SEPARATION 1.5
+#define WAYS_SEPARATION 2.5             /* for the ways from the model alone */
+#define CAP_SPREAD 1.1
 
 static void
 fit_level(const struct fitdata *d, double k50, struct fit *out)
 {
+  double *err = out->errA, *P = out->PA;
   int A;
 
   out->err = out->err2 = HUGE_VAL;
   out->A = out->A2 = 0;
   out->P = NAN;
   for (A = 1; A <= MAX_ASSOC; A++) {
-    double e, P = best_p(d, A, fmax(1, k50 / A / 4), k50 / A * 4 + 2, &e);
+    double e;
+    P[A] = best_p(d, A, fmax(1, k50 / A / 4), k50 / A * 4 + 2, &e);
+    err[A] = e;
     if (e < out->err) {
       out->err2 = out->err;
       out->A2 = out->A;
       out->err = e;
       out->A = A;
-      out->P = P;
+      out->P = P[A];
     } else if (e < out->err2) {
       out->err2 = e;
       out->A2 = A;
     }
   }
+  out->cap_lo = out->cap_hi = out->P * out->A;
+  for (A = 1; A <= MAX_ASSOC; A++)
+    if (err[A] < FIT_SEPARATION * out->err) {
+      out->cap_lo = fmin(out->cap_lo, P[A] * A);
+      out->cap_hi = fmax(out->cap_hi, P[A] * A);
+    }
 }
 
 /* --- the curve ----------------------------------------------------------- */
 
-/* Plateaus: runs of at least three points whose neighbours differ by at
+/* Plateaus: runs of at least minlen points whose neighbours differ by at
  * most FLAT.  Returns their count; first/last point of each. */
 #define FLAT 0.06
 static int
-plateaus(const double *y, int n, int *first, int *last, int max)
+plateaus(const double *y, int n, int minlen, int *first, int *last, int max)
 {
   int i = 0, np = 0;
 
@@ -292,7 +348,7 @@ plateaus(const double *y, int n, int *first, int *last, int max)
     /* A plateau must not drift: its ends within 2 FLAT. */
     while (j - i >= 2 && fabs(y[j] - y[i]) > 2 * FLAT * y[i])
       j--;
-    if (j - i >= 2) {
+    if (j - i + 1 >= minlen) {
       first[np] = i;
       last[np] = j;
       np++;
@@ -312,19 +368,113 @@ struct level {
   double lo, hi;                        /* latency of this level, of the next */
   int a, b;                             /* transition: last lo point, first hi point */
   struct fit fit;
-  double size, line;
+  double size, line, k50;
+  int ways;                             /* by the conflict test; 0: not */
+  int conflict_ran;
+  char why[160];                        /* why the line size is unknown */
+  char wwhy[160];                       /* why the conflict test gave none */
 };
 
-/* Fit one transition: refine its points with more draws, normalise. */
+struct shape {
+  double y[MAX_PTS], sm[MAX_PTS];
+  int first[MAX_LEVELS + 1], last[MAX_LEVELS + 1], np, nl;
+  struct level L[MAX_LEVELS];
+  int settled;
+};
+
+/* The levels of the curve so far.  It has settled on memory when its
+ * last plateau reaches the end of the scan, spans an octave, and is at
+ * least twice the level before it (DRAM is; a spurious flat stretch of L3
+ * and page walks was not, and once gave 76 cycles here); with a clock
+ * (real or simulated), no DRAM answers in less than 50 ns either.  A
+ * scan stops early only on that clock rule: without it, a long L3
+ * plateau looks like memory. */
+static void
+shape_of(struct cc *c, struct shape *S, int need_ns)
+{
+  int i, *first = S->first, *last = S->last;
+
+  for (i = 0; i < c->npt; i++)
+    S->y[i] = mean(&c->pt[i]);
+  /* Plateaus on the curve smoothed by medians of three: single points
+   * disturbed by the host must not split a level. */
+  xray__smooth(S->y, S->sm, (size_t) c->npt);
+  S->np = c->failed ? 0 : plateaus(S->sm, c->npt, 3, first, last, MAX_LEVELS + 1);
+  /* A plateau shorter than an octave is a level only if it is at least
+   * twice the one before and 1.5 times under the one after (levels are);
+   * otherwise it is a stretch of a transition that looked flat (Zen 3's
+   * L2 step, not LRU, rises slowly, then jumps, then slowly again), and
+   * its points go back to it. */
+  for (i = 1; i < S->np; i++)
+    if (last[i] - first[i] + 1 < PER_OCTAVE
+        && (plateau_level(S->sm, first[i], last[i])
+            < 2 * plateau_level(S->sm, first[i - 1], last[i - 1])
+            || (i + 1 < S->np && 1.5 * plateau_level(S->sm, first[i], last[i])
+                                 > plateau_level(S->sm, first[i + 1], last[i + 1])))) {
+      memmove(first + i, first + i + 1, (size_t) (S->np - i - 1) * sizeof *first);
+      memmove(last + i, last + i + 1, (size_t) (S->np - i - 1) * sizeof *last);
+      S->np--, i--;
+    }
+  S->nl = S->np - 1;
+  for (i = 0; i < S->nl; i++) {
+    struct level *L = &S->L[i];
+    L->lo = plateau_level(S->sm, first[i], last[i]);
+    L->hi = plateau_level(S->sm, first[i + 1], last[i + 1]);
+    L->a = last[i];
+    L->b = first[i + 1];
+    L->size = L->line = L->k50 = NAN;
+    if (L->hi < L->lo * 1.2) {          /* not a level: merge the plateaus */
+      memmove(first + i + 1, first + i + 2, (size_t) (S->np - i - 2) * sizeof *first);
+      last[i] = last[i + 1];
+      memmove(last + i + 1, last + i + 2, (size_t) (S->np - i - 2) * sizeof *last);
+      S->np--, S->nl--, i--;
+    }
+  }
+  S->settled = S->np > 0 && last[S->np - 1] >= c->npt - 3
+               && last[S->np - 1] - first[S->np - 1] + 1 >= PER_OCTAVE
+               && (S->nl < 1 || S->L[S->nl - 1].hi >= 2 * S->L[S->nl - 1].lo);
+  if (S->settled && (need_ns || !c->m->simulated))
+    S->settled = c->m->core_hz > 0
+                 ? plateau_level(S->sm, first[S->np - 1], last[S->np - 1]) / c->m->core_hz >= 50e-9
+                 : !need_ns;
+}
+
+/* Where the miss fraction of transition L crosses one half, in pages
+ * (log-linear between points): a shared level's effective capacity. */
+static double
+half_way(const struct cc *c, const struct shape *S, const struct level *L)
+{
+  double mid = (L->lo + L->hi) / 2;
+  int i;
+
+  for (i = L->a; i < L->b + 1 && i + 1 < c->npt; i++)
+    if (S->sm[i] < mid && S->sm[i + 1] >= mid) {
+      double t = (mid - S->sm[i]) / (S->sm[i + 1] - S->sm[i]);
+      return exp(log(c->pt[i].k) + t * (log(c->pt[i + 1].k) - log(c->pt[i].k)));
+    }
+  return c->pt[L->b].k;
+}
+
+/* Draws for a point of k pages: up to want, fewer where a draw is long. */
+static int
+draws_for(const struct cc *c, double k, int want)
+{
+  double n = (double) FIT_LINES / (ceil(k) * (double) c->lpp);
+
+  return n >= want ? want : n < 4 ? 4 : (int) n;
+}
+
+/* Fit one transition: refine its points with more draws (fewer where a
+ * draw is long), normalise. */
 static void
 analyse(struct cc *c, struct level *L, double *y)
 {
-  double k[128], f[128], w[128], k50 = 0;
+  double k[MAX_PTS], f[MAX_PTS], w[MAX_PTS], k50 = 0;
   struct fitdata d = { k, f, w, 0 };
   int i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
 
   for (i = a; i <= b; i++) {
-    add_draws(c, &c->pt[i], FIT_DRAWS);
+    add_draws(c, &c->pt[i], draws_for(c, c->pt[i].k, FIT_DRAWS));
     y[i] = mean(&c->pt[i]);
   }
   for (i = a; i <= b; i++) {
@@ -338,132 +488,352 @@ analyse(struct cc *c, struct level *L, double *y)
   if (!(k50 > 0))
     k50 = c->pt[L->b].k;
   fit_level(&d, k50, &L->fit);
+  L->fit.n = d.n;
   L->fit.rms = d.n ? sqrt(L->fit.err / d.n) : HUGE_VAL;
 }
 
+/* More draws for the points that lie on no plateau; returns how many
+ * points changed. */
+static int
+refine_slopes(struct cc *c, const struct shape *S)
+{
+  int i, p = 0, changed = 0;
+
+  for (i = 0; i < c->npt; i++) {
+    while (p < S->np && S->last[p] < i)
+      p++;
+    if (p < S->np && i >= S->first[p])
+      continue;
+    if (c->pt[i].draws < SLOPE_DRAWS) {
+      add_draws(c, &c->pt[i], draws_for(c, c->pt[i].k, SLOPE_DRAWS));
+      changed++;
+    }
+  }
+  return changed;
+}
+
+/* Points from K_MIN pages up, PER_OCTAVE to the octave, until the curve
+ * settles on memory or the chain would pass LINES_MAX loads. */
 static void
-scan(struct cc *c)
+scan(struct cc *c, struct shape *S)
 {
   double r = pow(2, 1.0 / PER_OCTAVE), x;
   int i;
 
   c->npt = 0;
-  for (i = 0; (x = floor(K_MIN * pow(r, i) + 0.5)) <= K_MAX && c->npt < 128; i++) {
+  for (i = 0; c->npt < MAX_PTS; i++) {
+    x = K_MIN * pow(r, i);
+    x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
+    if (ceil(x) * (double) c->lpp > (double) LINES_MAX)
+      break;
     if (c->npt && x <= c->pt[c->npt - 1].k)
       continue;
     c->pt[c->npt].k = x;
-    c->pt[c->npt].sum = 0;
     c->pt[c->npt].draws = 0;
     add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
     c->npt++;
     if (c->failed)
       return;
+    if (x >= 16) {
+      shape_of(c, S, 1);
+      if (S->settled)
+        return;
+    }
   }
 }
 
-/* Line size of the level whose transition is L: the smallest s at which
- * a pair of loads s apart costs two misses. */
+/* Line size of the level whose transition is L, at k pages where it
+ * misses: the smallest s at which a load s bytes after a missing one
+ * misses too (below the line it hits).  The step must be clean: every
+ * offset below it well under the threshold, it and the next above.  A
+ * prefetcher that brings the neighbouring line along (Zen 3's L2 and
+ * DRAM) blurs it, and then the line size is not given. */
 static double
-line_of(struct cc *c, const struct level *L)
+line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 {
-  size_t k = (size_t) c->pt[L->b].k;
-  double thr = (3 * L->hi + L->lo) / 4;
+  double thr = (3 * L->hi + L->lo) / 4, mid = (L->hi + L->lo) / 2, y[16];
   uint64_t s;
+  int n = 0, i, j;
 
-  for (s = 8; s < c->page; s *= 2) {
-    double y = (pair_draw(c, k, s) + pair_draw(c, k, s)) / 2;
+  for (s = 8; s < c->page && n < 16; s *= 2, n++) {
+    double t[3];
+    for (j = 0; j < 3; j++)
+      t[j] = run_chain(c, lay_out(c, k, s), (double) s, "chase-pairs");
+    y[n] = xray__median(t, 3);
     if (c->failed)
       return NAN;
-    if (y >= thr)
-      return (double) s;
+    if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
+      break;
   }
-  return NAN;
+  for (i = 0; i < n && y[i] < thr; i++)
+    ;
+  if (i >= n) {
+    snprintf(why, whylen, "no pair offset below a page made both loads miss");
+    return NAN;
+  }
+  for (j = 0; j < i; j++)
+    if (y[j] > mid) {
+      snprintf(why, whylen, "pairs of loads %d bytes apart already cost more than half a "
+               "miss more, below the step at %d: no clean step (a prefetcher brings "
+               "neighbouring lines)", 8 << j, 8 << i);
+      return NAN;
+    }
+  if (i == 0) {
+    snprintf(why, whylen, "pairs of loads 8 bytes apart already both miss");
+    return NAN;
+  }
+  return (double) (8 << i);
+}
+
+/* --- ways by a minimal conflict set ------------------------------------ */
+
+/* The ways of a level, measured without the model: a set of whole pages
+ * whose chase misses the level is cut down, a group of pages at a time,
+ * while it still misses; what remains, when no single page can go, is
+ * A + 1 pages of one colour (A of them fit, whatever the replacement
+ * policy; one more misses, under LRU all of them).  This is the eviction-
+ * set reduction of Vila, Koepf and Morales (S&P 2019), on pages instead
+ * of lines, so that it holds for hashed set indices too.  Where the level
+ * below holds A + 1 pages itself the set cannot show the level's misses,
+ * and the ways stay with the model. */
+#define CONFLICT_TRIES 3
+#define CONFLICT_MAX_PAGES 1024
+
+/* Whether the chase through set[0..n-1] misses the level: more than half
+ * of what A + 1 missing pages among n would add, the median of three. */
+static int
+conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess)
+{
+  double y[3], excess = (L->hi - L->lo) * (aguess + 1) / (double) n;
+  int j;
+
+  for (j = 0; j < 3; j++)
+    y[j] = run_chain(c, lay_pages(c, set, n, c->lpp, 0), (double) n, "conflict");
+  return xray__median(y, 3) > L->lo + fmax(0.5 * excess, 0.03 * L->lo);
+}
+
+/* One reduction from start pages; the minimal set's size, or 0. */
+static size_t
+reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
+       uint64_t *tmp)
+{
+  /* Groups: with A + 2 of them, one holds none of a colour's A + 1
+   * pages, so a round removes a group in at most A + 2 tests. */
+  size_t groups = (size_t) aguess + 2;
+
+  if (!conflicts(c, L, set, n, aguess))
+    return 0;
+  while (n > 1 && !c->failed) {
+    size_t g, removed = 0;
+    xray__shuffle(set, n, &c->rng);
+    for (g = 0; g < groups && !removed; g++) {
+      size_t lo = n * g / groups, hi = n * (g + 1) / groups, m = 0, i;
+      for (i = 0; i < n; i++)
+        if (i < lo || i >= hi)
+          tmp[m++] = set[i];
+      if (m > 0 && conflicts(c, L, tmp, m, aguess)) {
+        memcpy(set, tmp, m * sizeof *set);
+        n = m;
+        removed = 1;
+      }
+    }
+    if (groups > n)
+      groups = n;
+    if (removed)
+      ;
+    else if (groups >= n)
+      break;                            /* no page can go: minimal */
+    else
+      groups = 2 * groups < n ? 2 * groups : n;
+    if (c->deadline > 0 && xray__now() > c->deadline)
+      return 0;
+  }
+  return n;
+}
+
+/* Whether a minimal conflict set is all one colour: every page, swapped
+ * for a fresh one (twice, in case the fresh one shares the colour), ends
+ * the conflict.  A set that is minimal only because one page fewer fits
+ * the level below (a 12-page L1 before a 10-way L2) has pages of other
+ * colours, whose swap leaves it conflicting. */
+static int
+one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess)
+{
+  uint64_t *tmp = malloc(n * sizeof *tmp);
+  size_t i, j;
+  int ok = tmp != NULL;
+
+  for (i = 0; ok && i < n && !c->failed; i++) {
+    int keeps = 1, tries;
+    for (tries = 0; tries < 2 && keeps; tries++) {
+      uint64_t q;
+      do {
+        q = xray__rand(&c->rng) % POOL_MAX;
+        for (j = 0; j < n && set[j] != q; j++)
+          ;
+      } while (j < n);
+      memcpy(tmp, set, n * sizeof *tmp);
+      tmp[i] = q;
+      keeps = conflicts(c, L, tmp, n, aguess);
+    }
+    ok = !keeps;
+  }
+  free(tmp);
+  return ok && !c->failed;
+}
+
+/* The level's ways, or 0 with why. */
+static int
+ways_of(struct cc *c, const struct level *L, double cap_pages, double below_pages, int aguess,
+        char *why, size_t whylen)
+{
+  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
+  uint64_t *set = malloc(2 * n0 * sizeof *set);
+  int agree;
+
+  if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
+    free(set);
+    snprintf(why, whylen, "no conflict test for a level of more than %d pages (it would "
+             "take too long)", CONFLICT_MAX_PAGES);
+    return 0;
+  }
+  for (t = 0; t < CONFLICT_TRIES; t++) {
+    draw_pages(c, n0, pool_for(n0));
+    memcpy(set, c->pool, n0 * sizeof *set);
+    got[t] = reduce(c, L, set, n0, aguess, set + n0);
+    for (u = 0, agree = 0; u <= t; u++)
+      agree += got[u] > 0 && got[u] == got[t];
+    if (agree >= 2)
+      break;
+  }
+  if (t == CONFLICT_TRIES) {
+    free(set);
+    snprintf(why, whylen, "the conflict sets did not agree (%zu, %zu, %zu pages)", got[0],
+             got[1], got[2]);
+    return 0;
+  }
+  (void) below_pages;
+  if (!one_colour(c, L, set, got[t], aguess)) {
+    snprintf(why, whylen, "the minimal conflict set of %zu pages is not one colour: the "
+             "level below holds A + 1 pages, and the ways are hidden", got[t]);
+    free(set);
+    return 0;
+  }
+  free(set);
+  return (int) got[t] - 1;
+}
+
+static void
+set_unknown2(xray_value *a, xray_value *b, const char *msg, const char *method)
+{
+  xray__value_unknown(a, msg);
+  xray__value_unknown(b, msg);
+  snprintf(a->method, sizeof a->method, "%s", method);
+  snprintf(b->method, sizeof b->method, "%s", method);
 }
 
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
   struct cc *c = calloc(1, sizeof *c);
+  struct shape *S = calloc(1, sizeof *S);
   xray_value *vlev = xray_report_add(r, "XRAY_CACHE_LEVELS",
                                      "data or unified cache levels, L1 included", "levels");
   xray_value *vmem;
-  struct level L[MAX_LEVELS];
-  double y[128];
-  int first[MAX_LEVELS + 1], last[MAX_LEVELS + 1], np, nl, i, rc = 0, settled;
-  char method[200], why[200], msg[200], unsettled[200];
-  double sm[128];
+  struct level *L;
+  int *first, *last, nl, i, rc = 0;
+  char method[240], why[200], msg[200], unsettled[200];
+  double kmax;
 
-  if (!c || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
-      || !(c->off = malloc(2 * K_MAX * sizeof *c->off))) {
+  if (c) {
+    c->page = m->page ? m->page : 4096;
+    c->lpp = c->page / LINE_STEP;
+  }
+  if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
+      || !(c->off = malloc(2 * LINES_MAX * sizeof *c->off))
+      || !(c->blk = malloc(BLOCK * c->lpp * sizeof *c->blk))) {
     if (c) {
       free(c->pool);
-      free(c);
+      free(c->off);
     }
+    free(c);
+    free(S);
     return -1;
   }
   c->m = m;
-  c->page = m->page ? m->page : 4096;
   c->rng = UINT64_C(0x13198a2e03707344);
-  scan(c);
-  for (i = 0; i < c->npt; i++)
-    y[i] = mean(&c->pt[i]);
-  /* Plateaus on the curve smoothed by medians of three: single points
-   * disturbed by the host must not split a level. */
-  xray__smooth(y, sm, (size_t) c->npt);
-  np = c->failed ? 0 : plateaus(sm, c->npt, first, last, MAX_LEVELS + 1);
-  nl = np - 1;
-  for (i = 0; i < nl; i++) {
-    L[i].lo = plateau_level(sm, first[i], last[i]);
-    L[i].hi = plateau_level(sm, first[i + 1], last[i + 1]);
-    L[i].a = last[i];
-    L[i].b = first[i + 1];
-    L[i].size = L[i].line = NAN;
-    if (L[i].hi < L[i].lo * 1.2) {      /* not a level: merge the plateaus */
-      memmove(first + i + 1, first + i + 2, (size_t) (np - i - 2) * sizeof *first);
-      last[i] = last[i + 1];
-      memmove(last + i + 1, last + i + 2, (size_t) (np - i - 2) * sizeof *last);
-      np--, nl--, i--;
-    }
-  }
-  /* The curve settles on memory: a last plateau that reaches the end of
-   * the scan, spans an octave, and is at least twice the level before it
-   * (DRAM is; a spurious flat stretch of L3 and page walks was not, and
-   * once gave 76 cycles here).  And no DRAM answers in less than 50 ns. */
-  settled = np > 0 && last[np - 1] >= c->npt - 3 && last[np - 1] - first[np - 1] + 1 >= PER_OCTAVE
-            && (nl < 1 || L[nl - 1].hi >= 2 * L[nl - 1].lo)
-            && (m->simulated || !(m->core_hz > 0)
-                || plateau_level(sm, first[np - 1], last[np - 1]) / m->core_hz >= 50e-9);
+  kmax = (double) (LINES_MAX / c->lpp);
+  scan(c, S);
+  shape_of(c, S, 0);
+  /* Two draws place a point of a gradual transition only roughly, and
+   * three rough points in a row can pass for a plateau of their own (a
+   * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
+   * get more draws, twice, and the levels are found again. */
+  for (i = 0; i < 2 && !c->failed && refine_slopes(c, S); i++)
+    shape_of(c, S, 0);
+  L = S->L;
+  first = S->first;
+  last = S->last;
+  nl = S->nl;
   /* Refining the transitions may take this long; later levels get what
-   * is left, and the rest is said. */
-  c->deadline = xray__now() + m->budget;
+   * is left, and the rest is said.  A simulation has no deadline, so
+   * that it gives the same answers on any machine. */
+  c->deadline = m->simulated ? 0 : xray__now() + m->budget;
   if (c->failed)
     snprintf(why, sizeof why, "%.190s", m->error);
   else if (nl < 1)
-    snprintf(why, sizeof why, "no step in the time per load over 2 to %d pages", K_MAX);
+    snprintf(why, sizeof why, "no step in the time per load over %g to %.0f pages", K_MIN, kmax);
   else
     why[0] = 0;
-  /* Transition 0 is L1's (k = A1 + 1); each later one is a level of its own. */
+  /* Transition 0 is L1's; each later one is a level of its own. */
   for (i = 1; i < nl && !c->failed; i++) {
-    analyse(c, &L[i], y);
-    if (L[i].fit.A > 0 && L[i].fit.rms <= FIT_RMS
-        && L[i].fit.err2 >= FIT_SEPARATION * L[i].fit.err)
-      L[i].size = L[i].fit.P * L[i].fit.A * (double) c->page;
-    /* The pair test needs k where the level surely misses: only where
-     * the model placed the level's transition. */
-    if (!isnan(L[i].size))
-      L[i].line = line_of(c, &L[i]);
+    int shared = !m->simulated && i == nl - 1 && S->settled;
+    struct level *l = &L[i];
+    analyse(c, l, S->y);
+    l->ways = l->conflict_ran = 0;
+    l->wwhy[0] = 0;
+    /* The ways by a conflict set, where the model saw a level (not a
+     * shared one: other tenants' lines come and go in its sets); then the
+     * colours with those ways give the capacity. */
+    if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
+      double below = i == 1 || isnan(L[i - 1].size) ? c->pt[L[i - 1].a].k
+                                                    : L[i - 1].size / (double) c->page;
+      int a = ways_of(c, l, l->fit.P * l->fit.A, below, l->fit.A, l->wwhy, sizeof l->wwhy);
+      l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
+      /* The ways must also be ones the transition can have come from
+       * (under tree-PLRU a reduction once stalled at 147 pages). */
+      if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
+        l->ways = a;
+        l->size = l->fit.PA[a] * a * (double) c->page;
+      } else if (a > 0)
+        snprintf(l->wwhy, sizeof l->wwhy, "a conflict set gave %d ways, which the transition "
+                 "does not fit (rms %.3f)", a,
+                 a <= MAX_ASSOC ? sqrt(l->fit.errA[a] / l->fit.n) : HUGE_VAL);
+    }
+    if (l->ways && !isnan(l->size))
+      ;
+    else if (l->fit.A > 0 && l->fit.rms <= FIT_RMS && l->fit.cap_hi <= CAP_SPREAD * l->fit.cap_lo)
+      l->size = l->fit.P * l->fit.A * (double) c->page;
+    else if (shared)
+      L[i].k50 = half_way(c, S, &L[i]);
+    /* The pair test needs k where the level surely misses: into the next
+     * plateau, where the model or the half-way point placed the level. */
+    if (!isnan(L[i].size) || !isnan(L[i].k50)) {
+      int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
+      L[i].line = line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
+    }
   }
   if (why[0])
     xray__value_unknown(vlev, why);
-  else if (!settled) {
+  else if (!S->settled) {
     snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
-             "plateau by %d pages (one octave long, twice the level before it%s): levels "
-             "beyond the %d found may follow", K_MAX, m->simulated ? "" : ", 50 ns or more",
-             nl);
+             "plateau by %.0f pages (one octave long, twice the level before it%s): levels "
+             "beyond the %d found may follow", c->pt[c->npt - 1].k,
+             m->simulated ? "" : ", 50 ns or more", nl);
     xray__value_unknown(vlev, unsettled);
   } else {
-    snprintf(method, sizeof method,
-             "steps in the time per load of one line in each of 2-%d random pages", K_MAX);
+    snprintf(method, sizeof method, "steps in the time per load through %g-%.0f random "
+             "whole pages", K_MIN, c->pt[c->npt - 1].k);
     xray__value_measured(vlev, nl, method);
   }
   for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++) {
@@ -475,6 +845,8 @@ caches_run(xray_machine *m, xray_report *r)
     char name[32], desc[64];
     xray_value *v[4] = { 0 };
     int f, lv = i + 1, have = i < nl && !why[0];
+    const struct level *l = &L[i];
+    int shared;
     for (f = 0; f < 4; f++) {
       snprintf(name, sizeof name, "XRAY_L%d_%s", lv, fields[f].suffix);
       snprintf(desc, sizeof desc, "L%d cache %s", lv, fields[f].desc);
@@ -490,72 +862,99 @@ caches_run(xray_machine *m, xray_report *r)
         xray__value_unknown(v[f], no);
       continue;
     }
-    {
-      const struct level *l = &L[i];
-      int shared = !m->simulated && i == nl - 1 && settled;
-      snprintf(method, sizeof method,
-               "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
-               "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
-               c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
-               l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
-               shared ? "; shared last level: what this process gets" : "");
-      if (l->fit.rms > FIT_RMS) {
-        snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
-                 "%.0f-%.0f pages (rms %.3f > %.2f): the level is not indexed by page "
-                 "colour as modelled", c->pt[l->a].k, c->pt[l->b].k, l->fit.rms, FIT_RMS);
-        xray__value_unknown(v[0], msg);
-        xray__value_unknown(v[1], msg);
-        snprintf(v[0]->method, sizeof v[0]->method, "%s", method);
-        snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
-      } else if (l->fit.err2 < FIT_SEPARATION * l->fit.err) {
-        /* Capacity and ways come from one model: if it cannot tell its
-         * ways apart it has not identified the level (on Zen 3, whose L2
-         * index is not plain page colour, such fits land at 5 MB). */
-        snprintf(msg, sizeof msg, "the colour model fits %d and %d ways about equally "
-                 "(error x%.2f): the level is not identified", l->fit.A, l->fit.A2,
-                 l->fit.err2 / l->fit.err);
-        xray__value_unknown(v[0], msg);
-        xray__value_unknown(v[1], msg);
-        snprintf(v[0]->method, sizeof v[0]->method, "%s", method);
-        snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
-      } else {
-        xray__value_measured(v[0], l->size, method);
+    shared = !m->simulated && i == nl - 1 && S->settled;
+    snprintf(method, sizeof method,
+             "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
+             "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
+             c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
+             l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
+             shared ? "; shared last level: what this process gets" : "");
+    if (l->ways && !isnan(l->size)) {
+      snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
+               "capacity: the page-colour model with %d ways fitted to the transition at "
+               "%.0f-%.0f pages, %.0f colours x %zu B, rms %.3f", l->ways + 1, l->ways,
+               c->pt[l->a].k, c->pt[l->b].k, l->fit.PA[l->ways], c->page,
+               sqrt(l->fit.errA[l->ways] / l->fit.n));
+      xray__value_measured(v[0], l->size, method);
+      xray__value_measured(v[1], l->ways, method);
+    } else if (!isnan(l->size)) {
+      xray__value_measured(v[0], l->size, method);
+      v[0]->effective = shared;
+      if (l->ways) {
+        snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
+        xray__value_measured(v[1], l->ways, msg);
+      } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
+        /* The model's ways alone only where no conflict test could run: one
+         * that ran and failed has seen what the model did not (tree-PLRU
+         * fitted 2 ways, clearly, for 10). */
         xray__value_measured(v[1], l->fit.A, method);
+        v[1]->effective = shared;
+      } else {
+        if (l->conflict_ran)
+          snprintf(msg, sizeof msg, "%s", l->wwhy);
+        else
+          snprintf(msg, sizeof msg, "%s%sthe page-colour model fits %d and %d ways about "
+                   "equally (error x%.2f), with the same capacity", l->wwhy,
+                   l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
+        xray__value_unknown(v[1], msg);
+        snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
       }
-      v[0]->effective = v[1]->effective = shared;
-      if (isnan(l->size))
-        xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
-      else if (isnan(l->line))
-        xray__value_unknown(v[2], "no pair offset below a page made both loads miss");
+    } else {
+      if (l->fit.rms > FIT_RMS)
+        /* Capacity and ways come from one model: if it does not explain
+         * the transition, it has not identified the level. */
+        snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
+                 "%.0f-%.0f pages (rms %.3f > %.2f)", c->pt[l->a].k, c->pt[l->b].k,
+                 l->fit.rms, FIT_RMS);
       else
-        xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond the level");
-      snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
-               c->pt[first[i]].k, c->pt[last[i]].k);
-      if (!settled && last[i] - first[i] + 1 < PER_OCTAVE) {
-        /* Short flat stretches of an unsettled curve are not levels one
-         * can trust (L3 came out 17-37 cycles across runs here). */
-        snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
-                 "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
-        xray__value_unknown(v[3], msg);
-        continue;
+        snprintf(msg, sizeof msg, "the page-colour models that fit about equally disagree "
+                 "on the capacity (%.0f-%.0f pages): the level is not identified",
+                 l->fit.cap_lo, l->fit.cap_hi);
+      set_unknown2(v[0], v[1], msg, method);
+      if (!isnan(l->k50)) {
+        /* A shared level whose ways other tenants take is no geometry to
+         * fit; what this process gets of it is where half its loads miss. */
+        snprintf(method, sizeof method, "effective: half the loads miss at %.0f pages "
+                 "(transition %.0f-%.0f pages); shared last level, %s", l->k50,
+                 c->pt[l->a].k, c->pt[l->b].k, msg);
+        xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
+        v[0]->effective = 1;
       }
-      xray__value_measured(v[3], floor(l->lo + 0.5), method);
-      v[3]->exact = l->lo;
-      if (m->core_hz > 0)
-        v[3]->ns = l->lo / m->core_hz * 1e9;
     }
+    if (isnan(l->size) && isnan(l->k50))
+      xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
+    else if (isnan(l->line))
+      xray__value_unknown(v[2], l->why);
+    else
+      xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond "
+                           "the level");
+    snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
+             c->pt[first[i]].k, c->pt[last[i]].k);
+    if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
+      /* Short flat stretches of an unsettled curve are not levels one
+       * can trust (L3 came out 17-37 cycles across runs here). */
+      snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
+               "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
+      xray__value_unknown(v[3], msg);
+      continue;
+    }
+    xray__value_measured(v[3], floor(l->lo + 0.5), method);
+    v[3]->exact = l->lo;
+    if (m->core_hz > 0)
+      v[3]->ns = l->lo / m->core_hz * 1e9;
   }
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
     if (why[0])
       xray__value_unknown(vmem, why);
-    else if (!settled)
+    else if (!S->settled)
       xray__value_unknown(vmem, unsettled);
     else {
-      double lat = L[nl - 1].hi;
-      snprintf(method, sizeof method,
-               "plateau of the time per load at %.0f-%.0f pages (one line per page, large "
-               "pages)", c->pt[first[nl]].k, c->pt[last[nl]].k);
+      /* The end of the scan: the plateau may still rise with the tail of
+       * the last transition. */
+      double lat = xray__median(S->sm + c->npt - 3, 3);
+      snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages "
+               "(whole pages, large pages)", c->pt[first[nl]].k, c->pt[last[nl]].k);
       xray__value_measured(vmem, floor(lat + 0.5), method);
       vmem->exact = lat;
       if (m->core_hz > 0)
@@ -564,7 +963,9 @@ caches_run(xray_machine *m, xray_report *r)
   }
   free(c->pool);
   free(c->off);
+  free(c->blk);
   free(c);
+  free(S);
   return rc;
 }
 

@@ -155,6 +155,7 @@ xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind
   c.off = off;
   c.n = n;
   c.arena = arena;
+  c.quick = 0;
   y = m->ops->chase(m, &c);
   xray__trace(m, probe, arena == XRAY_ARENA_HUGE ? "chase" : "chase-4k", (double) n, y);
   return y;

@@ -172,6 +172,9 @@ struct xray__chase {
   const uint64_t *off;          /* byte offsets, multiples of 8 */
   size_t n;
   enum xray__arena_kind arena;
+  /* One of many draws that will be averaged: one warm traversal and the
+   * fastest of three short timings, not the full sampler. */
+  int quick;
 };
 
 struct xray__arena {
@@ -200,8 +203,10 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
                         enum xray__arena_kind arena, uint64_t *rng, const char *probe);
 
 /* probes/caches.c: the chance that a load misses a level of A ways whose
- * sets span P page colours, with one line in each of k pages drawn from a
- * pool of N: Pr[X >= A], X ~ Hypergeometric(N - 1, N/P - 1, k - 1). */
+ * sets span P page colours, with k whole pages: Pr[X >= A] for X the
+ * other pages of its colour, X ~ Hypergeometric(N - 1, N/P - 1, k - 1)
+ * for pages drawn from a pool of N balanced colours, Binomial(k - 1, 1/P)
+ * for N infinite (colours at random, as a hypervisor hands out pages). */
 double xray__colour_miss(double k, double P, int A, double N);
 
 /* The cost per load of translation: n lines, one in each of n pages
