@@ -8,23 +8,22 @@
  * guest huge pages.  On this Zen 3 guest the search returned L2
  * associativities of 57-255.
  *
- * So the colour is modelled instead of controlled.  The probe chases one
- * line in each of k pages, all at the same offset in their page, visiting
- * the pages in random order.  Within a level whose sets span P pages (P
- * page colours: P = C / (A * page)), the line of a page lands in the set
- * its colour selects, at random.  A set that receives more than A of the k
- * lines thrashes (LRU, cyclic order), so the fraction of loads that miss
- * the level is the chance that a load's set holds A others:
+ * So the colour is modelled instead of controlled.  The probe chases
+ * through k random whole pages (lay_pages says why whole).  Within a level
+ * whose sets span P page colours (P = C / (A * page)), each page falls in
+ * one colour at random, and a colour that receives more than A pages
+ * thrashes (LRU, cyclic order), so the fraction of loads that miss the
+ * level is the chance that a page's colour holds A others:
  *
- *     F(k) = Pr[X >= A],  X ~ Hypergeometric(N - 1, N/P - 1, k - 1)
+ *     F(k) = Pr[X >= A],  X ~ Binomial(k - 1, 1/P).
  *
- * for k pages drawn from a pool of N (binomial as N grows).  The mean time
- * per load, averaged over several random draws of pages, rises from the
- * level's latency to the next level's as lo + (hi - lo) F(k); fitting P
- * and A to the measured transition gives the associativity and the
- * capacity C = P * A * page.  The same layout puts every line in one L1
- * set, so a level's transition is never hidden by the level below: L1
- * itself shows as the step at k = A1 + 1 (P = 1).
+ * The mean time per load, averaged over random draws of pages, rises from
+ * the level's latency to the next level's as lo + (hi - lo) F(k).  Its
+ * half-way point pins the capacity C = P * A * page down well; its width
+ * pins A only weakly, and not at all where the replacement is not LRU.
+ * The ways are therefore measured apart, by a minimal conflict set of
+ * pages (ways_of), and the model with those ways gives P.  L1, indexed
+ * within a page, shows as the step at k = C1 / page + 1.
  *
  * The line size of each level: pairs of loads at offsets o and o + s in
  * the same page, with k large enough that the level misses; while s is
@@ -199,27 +198,17 @@ lchoose(double n, double k)
 }
 
 double
-xray__colour_miss(double k, double P, int A, double N)
+xray__colour_miss(double k, double P, int A)
 {
-  double K = N / P - 1, pop = N - 1, n = k - 1, below = 0;
+  double n = k - 1, below = 0;
   int x;
 
   if (P <= 1)
     return k - 1 >= A ? 1 : 0;
   if (n < A)
     return 0;
-  if (isinf(N)) {
-    for (x = 0; x < A; x++)
-      below += exp(lchoose(n, x) + x * log(1 / P) + (n - x) * log1p(-1 / P));
-    return below >= 1 ? 0 : 1 - below;
-  }
-  if (K < 0)
-    K = 0;
-  for (x = 0; x < A; x++) {
-    if (x > K || n - x > pop - K || x > n)
-      continue;
-    below += exp(lchoose(K, x) + lchoose(pop - K, n - x) - lchoose(pop, n));
-  }
+  for (x = 0; x < A; x++)
+    below += exp(lchoose(n, x) + x * log(1 / P) + (n - x) * log1p(-1 / P));
   return below >= 1 ? 0 : 1 - below;
 }
 
@@ -235,7 +224,7 @@ sse(const struct fitdata *d, double P, int A)
   int i;
 
   for (i = 0; i < d->n; i++) {
-    double e = xray__colour_miss(d->k[i], P, A, INFINITY) - d->f[i];
+    double e = xray__colour_miss(d->k[i], P, A) - d->f[i];
     s += d->w[i] * e * e;
   }
   return s;
@@ -595,7 +584,7 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
  * set reduction of Vila, Koepf and Morales (S&P 2019), on pages instead
  * of lines, so that it holds for hashed set indices too.  Where the level
  * below holds A + 1 pages itself the set cannot show the level's misses,
- * and the ways stay with the model. */
+ * and one_colour says so. */
 #define CONFLICT_TRIES 3
 #define CONFLICT_MAX_PAGES 1024
 
@@ -684,8 +673,8 @@ one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int agu
 
 /* The level's ways, or 0 with why. */
 static int
-ways_of(struct cc *c, const struct level *L, double cap_pages, double below_pages, int aguess,
-        char *why, size_t whylen)
+ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, char *why,
+        size_t whylen)
 {
   size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
   uint64_t *set = malloc(2 * n0 * sizeof *set);
@@ -712,7 +701,6 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, double below_page
              got[1], got[2]);
     return 0;
   }
-  (void) below_pages;
   if (!one_colour(c, L, set, got[t], aguess)) {
     snprintf(why, whylen, "the minimal conflict set of %zu pages is not one colour: the "
              "level below holds A + 1 pages, and the ways are hidden", got[t]);
@@ -796,9 +784,7 @@ caches_run(xray_machine *m, xray_report *r)
      * shared one: other tenants' lines come and go in its sets); then the
      * colours with those ways give the capacity. */
     if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
-      double below = i == 1 || isnan(L[i - 1].size) ? c->pt[L[i - 1].a].k
-                                                    : L[i - 1].size / (double) c->page;
-      int a = ways_of(c, l, l->fit.P * l->fit.A, below, l->fit.A, l->wwhy, sizeof l->wwhy);
+      int a = ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, l->wwhy, sizeof l->wwhy);
       l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
       /* The ways must also be ones the transition can have come from
        * (under tree-PLRU a reduction once stalled at 147 pages). */

@@ -40,7 +40,7 @@ static double
 point(void *p, double x)
 {
   struct tc *c = p;
-  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, NULL, XRAY_ARENA_SMALL, &c->rng,
+  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, XRAY_ARENA_SMALL, &c->rng,
                                   "tlb", &base);
 
   if (isnan(d)) {

@@ -164,17 +164,9 @@ real_chase(xray_machine *base, const struct xray__chase *c)
     /* QUICK_LOADS of the chain, the fastest of three: one draw of many,
      * whose spread the caller averages.  The chain is in random order,
      * so a stretch of it costs what the whole does. */
-    uint64_t iters = (QUICK_LOADS + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL,
-             best = UINT64_MAX;
-    int r;
-    for (r = 0; r < 3; r++) {
-      t0 = xray__ticks();
-      run_chase(&ctx, iters);
-      t1 = xray__ticks();
-      if (t1 > t0 && t1 - t0 < best)
-        best = t1 - t0;
-    }
-    return (double) best / (double) (iters * XRAY_CHASE_UNROLL) / m->ticks_per_cycle;
+    uint64_t iters = (QUICK_LOADS + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
+    return (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY_CHASE_UNROLL)
+           / m->ticks_per_cycle;
   }
   s = m->sampler;
   need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);

@@ -53,8 +53,8 @@ run_once(const struct xray__kernel *k, uint64_t iters)
   return cpu_now() == cpu && t1 >= t0 ? t1 - t0 : UINT64_MAX;
 }
 
-static uint64_t
-run_min(const struct xray__kernel *k, uint64_t iters, int reps)
+uint64_t
+xray__run_min(const struct xray__kernel *k, uint64_t iters, int reps)
 {
   uint64_t best = UINT64_MAX, t;
 
@@ -70,7 +70,7 @@ xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks)
   uint64_t it = 1, t;
 
   for (;;) {
-    t = run_min(k, it, 3);
+    t = xray__run_min(k, it, 3);
     if (t >= target_ticks / 4 || it >= (UINT64_C(1) << 40))
       break;
     /* Grow fast while far away, but never trust one ratio completely. */

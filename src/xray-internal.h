@@ -126,6 +126,9 @@ struct xray__sampler {
 };
 
 uint64_t xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks);
+/* The fastest of reps runs of iters iterations, in ticks; a run that moved
+ * to another CPU does not count (and is run again). */
+uint64_t xray__run_min(const struct xray__kernel *k, uint64_t iters, int reps);
 void xray__sampler_init(struct xray__sampler *s, double seconds);
 double xray__measure(struct xray__sampler *s, const struct xray__kernel *k,
                      struct xray__ref *r);
@@ -203,19 +206,17 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
                         enum xray__arena_kind arena, uint64_t *rng, const char *probe);
 
 /* probes/caches.c: the chance that a load misses a level of A ways whose
- * sets span P page colours, with k whole pages: Pr[X >= A] for X the
- * other pages of its colour, X ~ Hypergeometric(N - 1, N/P - 1, k - 1)
- * for pages drawn from a pool of N balanced colours, Binomial(k - 1, 1/P)
- * for N infinite (colours at random, as a hypervisor hands out pages). */
-double xray__colour_miss(double k, double P, int A, double N);
+ * sets span P page colours, with k whole pages of random colour (as a
+ * hypervisor hands them out): Pr[X >= A], X ~ Binomial(k - 1, 1/P) the
+ * other pages of its colour. */
+double xray__colour_miss(double k, double P, int A);
 
-/* The cost per load of translation: n lines, one in each of n pages
- * (pages[i], or page i if pages is NULL) at offsets that spread them over
- * every L1 set, less the same lines packed into the fewest pages.  The
- * packed chain's time goes to *base if not NULL.  off has room for n. */
-double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, const uint64_t *pages,
-                      enum xray__arena_kind arena, uint64_t *rng, const char *probe,
-                      double *base);
+/* The cost per load of translation: n lines, one in each of pages 0..n-1
+ * at offsets that spread them over every L1 set, less the same lines
+ * packed into the fewest pages.  The packed chain's time goes to *base if
+ * not NULL.  off has room for n. */
+double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
+                      uint64_t *rng, const char *probe, double *base);
 
 /* probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
 struct xray__op {
