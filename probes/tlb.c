@@ -26,6 +26,12 @@
 #define K_MAX 16384
 #define MAX_STEPS 3
 #define ONSET 0.25
+#define RAMP_POINTS 24          /* coarse pass of the exact count */
+#define RAMP_ROUNDS 3
+#define FINE_POINTS 48          /* fine pass: every page count around the ramp */
+#define FINE_ROUNDS 3
+#define FINE_TRIES 4
+#define WAYS_STRIDE 4096       /* pages: one set of any level up to 4096 sets */
 
 struct tc {
   xray_machine *m;
@@ -40,7 +46,7 @@ static double
 point(void *p, double x)
 {
   struct tc *c = p;
-  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, XRAY_ARENA_SMALL, &c->rng,
+  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, 1, XRAY_ARENA_SMALL, &c->rng,
                                   "tlb", &base);
 
   if (isnan(d)) {
@@ -79,6 +85,154 @@ edge(struct tc *c, size_t a, size_t b, double mid)
       a = m;
   }
   return b;
+}
+
+/* The translation cost at stride s of every page count in x[0..n-1]:
+ * the least time of `rounds` draws of each chain, strided and packed (t
+ * and p hold the least so far), the one less the other in y.  Disturbance
+ * only ever adds time, whether from the other tenants of a shared TLB
+ * (the host's SMT sibling) or from a spike in either chain; its bursts
+ * outlast one point, so the draws of a point are spread over the whole
+ * pass. */
+static int
+ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double *y, size_t n,
+           int rounds)
+{
+  size_t i;
+  int r;
+
+  for (r = 0; r < rounds; r++)
+    for (i = 0; i < n; i++) {
+      double base, d = xray__tlb_cost(c->m, c->off, (size_t) x[i], s, XRAY_ARENA_SMALL,
+                                      &c->rng, "tlb-stride", &base);
+      if (isnan(d)) {
+        c->failed = 1;
+        return -1;
+      }
+      t[i] = fmin(t[i], d + base);
+      p[i] = fmin(p[i], base);
+      y[i] = t[i] - p[i];
+    }
+  return 0;
+}
+
+/* The last page count before the cost leaves its floor for good in a fine
+ * pass (so a lone disturbed point below the edge does not end it):
+ * the floor is the median cost left of the fitted ramp, and a point has
+ * left it once it is above by a sixth of a page's rise or a twentieth of
+ * the whole step, whichever is less (the first page past this host's
+ * 64-entry DTLB costs a tenth of a miss), or by three times the spread of
+ * the points left of the ramp (their median deviation: the page at the
+ * edge may already sit a little above the floor, and a disturbed packed
+ * chain can put one below it), whichever is more.  0 if the pass shows no
+ * ramp. */
+static size_t
+flat_end(const double *x, const double *y, size_t n, double height)
+{
+  double slope, rise, rms, edge = xray__fit_ramp(x, y, n, &slope, &rise, &rms);
+  double fl, dev[RAMP_POINTS + FINE_POINTS], spread;
+  size_t i, k = 0;
+
+  if (isnan(edge) || !(edge > x[0]) || !(rise >= 6 * rms))
+    return 0;
+  for (i = 0; i < n && x[i] <= edge; i++)
+    dev[k++] = y[i];
+  fl = xray__median(dev, k);
+  for (i = 0; i < k; i++)
+    dev[i] = fabs(dev[i] - fl);
+  spread = 1.4826 * xray__median(dev, k);
+  for (i = n; i-- > 0;)
+    if (y[i] <= fl + fmax(fmin(slope / 6, height / 20), 3 * spread))
+      return i + 1 < n ? (size_t) x[i] : 0;
+  return 0;
+}
+
+/* Costs above the first point by more than the step's height are the
+ * next level's: clipped, so that the ramp is this level's. */
+static void
+clip(double *y, size_t n, double height)
+{
+  size_t i;
+
+  for (i = 1; i < n; i++)
+    y[i] = fmin(y[i], y[0] + height);
+}
+
+/* The page count at which pages s apart start to cost translation, from
+ * a window [lo, hi] of counts and a step `height` cycles high: a ramp
+ * fitted to a coarse pass over the window places the fine pass over every
+ * count around it; fine passes repeat, each lowering the least cost of
+ * every point, until two give the same count (a tenant that held entries
+ * through one pass rarely holds them through the next).  0 if there is no
+ * clean ramp in the window. */
+static size_t
+ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
+{
+  double x[RAMP_POINTS + FINE_POINTS], y[RAMP_POINTS + FINE_POINTS];
+  double t[RAMP_POINTS + FINE_POINTS], p[RAMP_POINTS + FINE_POINTS];
+  double edge, rise, rms, gap = (hi - lo) / (RAMP_POINTS - 1);
+  size_t n, i, last = 0, prev = 0;
+  int pass;
+
+  for (n = 0, i = 0; i < RAMP_POINTS; i++) {
+    double v = floor(lo + gap * (double) i + 0.5);
+    if (n == 0 || v > x[n - 1])
+      t[n] = p[n] = INFINITY, x[n++] = v;
+  }
+  if (ramp_curve(c, s, x, t, p, y, n, RAMP_ROUNDS))
+    return 0;
+  clip(y, n, height);
+  edge = xray__fit_ramp(x, y, n, NULL, &rise, &rms);
+  if (isnan(edge) || !(edge > x[0] && edge < x[n - 2] && rise >= 0.2 * height
+                       && rise >= 6 * rms))
+    return 0;
+  /* From a coarse step and a half below the edge to three above. */
+  lo = fmax(2, floor(edge - 1.5 * gap) - 1);
+  for (n = 0; n < FINE_POINTS && lo + (double) n <= ceil(edge + 3 * gap) + 1; n++)
+    x[n] = lo + (double) n, t[n] = p[n] = INFINITY;
+  for (pass = 0; pass < FINE_TRIES; pass++, prev = last) {
+    if (ramp_curve(c, s, x, t, p, y, n, FINE_ROUNDS))
+      return 0;
+    clip(y, n, height);
+    last = flat_end(x, y, n, height);
+    if (last && last == prev)
+      break;
+  }
+  return last;
+}
+
+/* The exact entry count of a level whose step the scan put near r pages,
+ * with `below` entries in the level before it and a step `height` cycles
+ * high.  Pages s apart (s a power of two no larger than the level's set
+ * count) use 1/s of its sets, so n of them overflow it exactly where
+ * n > entries / s, and the step there is s times steeper than with
+ * consecutive pages, whose first extra page overflows one set only.  The
+ * widest stride whose count stays well above the level below (whose
+ * misses the level must see) is tried first, then consecutive pages,
+ * which a fully associative level needs (its count is the same at every
+ * stride, so the strided ramp lies beyond the window).  Returns 0 with
+ * *entries and *stride, or -1 with the reason in why. */
+static int
+exact_entries(struct tc *c, double r, size_t below, double height, size_t *entries,
+              size_t *stride, char *why, size_t whylen)
+{
+  size_t s = 1, k;
+
+  while (r / (2 * s) >= fmax(16, 1.5 * (double) below))
+    s *= 2;
+  for (;; s = 1) {
+    k = ramp_count(c, s, fmax(2, floor(0.7 * r / s)), ceil(1.5 * r / s), height);
+    if (k && !c->failed) {
+      *entries = k * s;
+      *stride = s;
+      return 0;
+    }
+    if (s == 1 || c->failed)
+      break;
+  }
+  snprintf(why, whylen, "%s", c->failed ? c->m->error
+           : "no clean ramp at any stride around the step");
+  return -1;
 }
 
 /* Cycles per load of n lines s bytes apart, offsets rotated over the L1
@@ -135,17 +289,24 @@ tlb_run(xray_machine *m, xray_report *r)
   /* A quarter of the way up the step, each point the median of three:
    * the middle read 65-66 for a 64-entry DTLB and up to 2667 for a
    * 2048-entry L2 TLB here (a set-associative level overflows one set at a
-   * time past its entry count, and the shared host adds a slope). */
-  for (i = 0; i < ns; i++)
-    e[i] = edge(&c, (size_t) cv.x[st[i].last_low], (size_t) cv.x[st[i].first_high],
-                st[i].lo + ONSET * (st[i].hi - st[i].lo)) - 1;
-  snprintf(method, sizeof method, "consecutive pages in random order, one line each, less "
-           "the same lines packed; step at %zu pages", e[0] + 1);
-  xray__value_measured(ve1, (double) e[0], method);
+   * time past its entry count, and the shared host adds a slope).  That is
+   * the rough count; exact_entries finds the exact one from it. */
+  for (i = 0; i < ns && i < 2; i++) {
+    size_t rough = edge(&c, (size_t) cv.x[st[i].last_low], (size_t) cv.x[st[i].first_high],
+                        st[i].lo + ONSET * (st[i].hi - st[i].lo)) - 1, s;
+    if (!exact_entries(&c, (double) rough, i ? e[i - 1] : 0, st[i].hi - st[i].lo, &e[i], &s,
+                       why, sizeof why))
+      snprintf(method, sizeof method, "pages %zu apart in random order, one line each, less "
+               "the same lines packed: translation costs from %zu pages on", s, e[i] / s + 1);
+    else {
+      e[i] = rough;
+      snprintf(method, sizeof method, "consecutive pages, one line each, less the same lines "
+               "packed: a quarter of the way up the step at %zu pages (not exact: %.100s)",
+               rough + 1, why);
+    }
+    xray__value_measured(i ? ve2 : ve1, (double) e[i], method);
+  }
   if (ns > 1) {
-    snprintf(method, sizeof method, "consecutive pages in random order, one line each, less "
-             "the same lines packed; step at %zu pages", e[1] + 1);
-    xray__value_measured(ve2, (double) e[1], method);
     xray__value_measured(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
     vm1->exact = st[0].hi - st[0].lo;
     xray__value_measured(vm, floor(st[1].hi - st[0].lo + 0.5), "plateau after the second step");
@@ -174,31 +335,24 @@ tlb_run(xray_machine *m, xray_report *r)
     } else
       xray__value_unknown(vpage, "no stride up to 4 MB made the first level miss");
   }
-  /* Full associativity: E1 pages 2^j pages apart fit for every j. */
+  /* Ways of the first level: pages 4096 apart share one set of any level
+   * with up to 4096 sets, so they start to cost where they outnumber its
+   * ways (at its entry count if it is fully associative). */
   {
-    double mid = (st[0].lo + st[0].hi) / 2;
-    uint64_t j, s;
-    for (j = 1; j <= 12; j++) {
-      double v[3];
-      int k;
-      s = (uint64_t) c.page << j;
-      /* A miss must hold on repeats: one spike is not a set conflict. */
-      for (k = 0; k < 3; k++)
-        v[k] = strided(&c, e[0], s + 64);
-      if (xray__median(v, 3) >= mid)
-        break;
+    size_t a = ramp_count(&c, WAYS_STRIDE, 2, ceil(1.5 * (double) e[0]), st[0].hi - st[0].lo);
+    if (c.failed)
+      xray__value_unknown(va1, m->error);
+    else if (!a)
+      xray__value_unknown(va1, "no clean step with pages 4096 apart");
+    else {
+      snprintf(method, sizeof method, "pages 4096 apart, one line each, less the same lines "
+               "packed: translation costs from %zu pages on%s", a + 1,
+               a == e[0] ? ": fully associative" : "");
+      xray__value_measured(va1, (double) a, method);
     }
-    if (j > 12) {
-      snprintf(method, sizeof method, "%zu pages at every stride of 2-4096 pages fit: fully "
-               "associative", e[0]);
-      xray__value_measured(va1, (double) e[0], method);
-    } else {
-      snprintf(why, sizeof why, "set-associative (%zu pages %llu pages apart miss); its ways "
-               "are not measured", e[0], (unsigned long long) (1ULL << j));
-      xray__value_unknown(va1, why);
-    }
-    xray__value_unknown(va2, ns > 1 ? "not measured: the strides it needs span gigabytes of address space"
-         : "one step only in the translation cost up to 16384 pages");
+    xray__value_unknown(va2, ns > 1 ? "not measured: one set's pages would have to outnumber "
+                        "the first level's entries to show past it"
+                        : "one step only in the translation cost up to 16384 pages");
   }
 out:
   xray__curve_free(&cv);

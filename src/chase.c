@@ -162,29 +162,30 @@ xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind
 }
 
 /* Lines spread over every L1 set: line i at offset (i mod lines-per-page)
- * times 64 of page p(i).  With p(i) = i the chain touches n pages; with
- * p(i) = i / lines-per-page, the fewest pages that hold the same lines. */
+ * times 64 of page p(i).  With p(i) = i stride the chain touches n pages;
+ * with p(i) = i / lines-per-page (stride 0), the fewest pages that hold
+ * the same lines. */
 static size_t
-spread(uint64_t *off, size_t n, size_t page, int packed)
+spread(uint64_t *off, size_t n, size_t page, size_t stride)
 {
   size_t i, per = page / 64;
 
   for (i = 0; i < n; i++) {
-    uint64_t pg = packed ? i / per : i;
+    uint64_t pg = stride ? (uint64_t) i * stride : i / per;
     off[i] = pg * page + (i % per) * 64;
   }
   return n;
 }
 
 double
-xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
-               uint64_t *rng, const char *probe, double *base)
+xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t stride,
+               enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base)
 {
   size_t page = m->page ? m->page : 4096;
   double t, r;
 
-  t = xray__chase_time(m, off, spread(off, n, page, 0), arena, rng, probe);
-  r = xray__chase_time(m, off, spread(off, n, page, 1), arena, rng, probe);
+  t = xray__chase_time(m, off, spread(off, n, page, stride), arena, rng, probe);
+  r = xray__chase_time(m, off, spread(off, n, page, 0), arena, rng, probe);
   if (base)
     *base = r;
   return t - r;

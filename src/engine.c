@@ -187,6 +187,55 @@ xray__find_steps(const struct xray__curve *c, double min_jump,
   return nsteps;
 }
 
+/* Every start c on a quarter-spacing grid and every end at a point (or
+ * past the last one); a and b by least squares for each, the pair with
+ * the smallest squared error kept. */
+double
+xray__fit_ramp(const double *x, const double *y, size_t n, double *slope, double *rise,
+               double *rms)
+{
+  double best = INFINITY, bc = NAN, brise = 0, bb = 0;
+  size_t i, j, k;
+  int q;
+
+  if (n < 5)
+    return NAN;
+  for (i = 0; i + 1 < n; i++)
+    for (q = 0; q < 4; q++) {
+      double c = x[i] + q * (x[i + 1] - x[i]) / 4;
+      for (j = i + 1; j <= n; j++) {
+        double w = j < n ? x[j] - c : INFINITY, su = 0, sy = 0, suu = 0, suy = 0, b, a, e = 0;
+        double var;
+        for (k = 0; k < n; k++) {
+          double u = fmin(fmax(x[k] - c, 0), w);
+          su += u, sy += y[k], suu += u * u, suy += u * y[k];
+        }
+        var = suu - su * su / n;
+        if (!(var > 0))
+          continue;
+        b = (suy - su * sy / n) / var;
+        a = (sy - b * su) / n;
+        if (b <= 0)
+          continue;
+        for (k = 0; k < n; k++) {
+          double r = y[k] - a - b * fmin(fmax(x[k] - c, 0), w);
+          e += r * r;
+        }
+        if (e < best) {
+          best = e, bc = c, bb = b;
+          brise = b * fmin(w, x[n - 1] - c);
+        }
+      }
+    }
+  if (slope)
+    *slope = bb;
+  if (rise)
+    *rise = brise;
+  if (rms)
+    *rms = isnan(bc) ? NAN : sqrt(best / n);
+  return bc;
+}
+
 /* Crossing level for a sharp edge, as a fraction of the jump. */
 #define XRAY_EDGE_PHI 0.75
 

@@ -7,6 +7,10 @@
 #endif
 #include "xray-internal.h"
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -247,6 +251,45 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
   return -1;
 }
 
+/* The data TLBs as the processor describes them: AMD's extended leaves
+ * 0x80000005 (first level) and 0x80000006 (second level), 4 KB pages.
+ * Other vendors leave these fields zero, and then there is no view. */
+static int
+cpuid_tlb(const char *name, double *v, char *src, size_t srclen)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  /* Fn8000_0006's associativity codes, ways by code (-1 fully). */
+  static const int ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, -1 };
+  unsigned a, b, c, d, e, w;
+  int first = strncmp(name, "XRAY_DTLB_", 10) == 0;
+
+  if (!first && strncmp(name, "XRAY_L2TLB_", 11) != 0)
+    return -1;
+  if (!__get_cpuid(first ? 0x80000005 : 0x80000006, &a, &b, &c, &d))
+    return -1;
+  e = first ? (b >> 16) & 0xff : (b >> 16) & 0xfff;
+  w = first ? b >> 24 : b >> 28;
+  if (e == 0)
+    return -1;
+  if (strstr(name, "_ENTRIES"))
+    *v = e;
+  else if (strstr(name, "_ASSOC")) {
+    if (first)
+      *v = w == 0xff ? e : w;
+    else if (ways[w] != 0)
+      *v = ways[w] < 0 ? e : (unsigned) ways[w];
+    else
+      return -1;
+  } else
+    return -1;
+  snprintf(src, srclen, "cpuid");
+  return 0;
+#else
+  (void) name, (void) v, (void) src, (void) srclen;
+  return -1;
+#endif
+}
+
 int
 xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
 {
@@ -282,7 +325,7 @@ xray__os_view(const xray_machine *m, const char *name, double *v, char *src, siz
     snprintf(src, srclen, "sysfs");
     return 0;
   }
-  if (os_cpu(name, v, src, srclen) == 0)
+  if (os_cpu(name, v, src, srclen) == 0 || cpuid_tlb(name, v, src, srclen) == 0)
     return 0;
   if (strcmp(name, "XRAY_PAGE_SIZE") == 0) {
     long p = sysconf(_SC_PAGESIZE);

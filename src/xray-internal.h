@@ -155,6 +155,12 @@ int xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
                double (*f)(void *ctx, double x), void *ctx);
 size_t xray__find_steps(const struct xray__curve *c, double min_jump,
                         struct xray__step *out, size_t max);
+/* Least-squares fit of a ramp, y = a + b * clamp(x - c, 0, w): flat up to
+ * c, rising over w, flat again.  x ascending.  Returns c (NAN if fewer
+ * than 5 points); b to *slope, the rise within the points to *rise and
+ * the rms residual to *rms (each may be NULL). */
+double xray__fit_ramp(const double *x, const double *y, size_t n, double *slope, double *rise,
+                      double *rms);
 double xray__refine_edge(double a, double b, double lo, double hi, double g,
                          double (*f)(void *ctx, double x), void *ctx, int *gradual);
 
@@ -211,12 +217,13 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
  * other pages of its colour. */
 double xray__colour_miss(double k, double P, int A);
 
-/* The cost per load of translation: n lines, one in each of pages 0..n-1
- * at offsets that spread them over every L1 set, less the same lines
- * packed into the fewest pages.  The packed chain's time goes to *base if
- * not NULL.  off has room for n. */
-double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
-                      uint64_t *rng, const char *probe, double *base);
+/* The cost per load of translation: n lines, one in each of pages 0,
+ * stride, 2 stride, ... at offsets that spread them over every L1 set,
+ * less the same lines packed into the fewest pages.  The packed chain's
+ * time goes to *base if not NULL.  off has room for n. */
+double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t stride,
+                      enum xray__arena_kind arena, uint64_t *rng, const char *probe,
+                      double *base);
 
 /* probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
 struct xray__op {
