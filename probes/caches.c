@@ -70,6 +70,7 @@ struct cc {
   uint64_t *pool, *off, *blk;
   struct pt pt[MAX_PTS];
   int npt;
+  int next;                             /* the scan's next point, K_MIN r^next */
   int failed;
   double deadline;                      /* refinement stops adding draws after it */
 };
@@ -502,19 +503,18 @@ refine_slopes(struct cc *c, const struct shape *S)
 }
 
 /* Points from K_MIN pages up, PER_OCTAVE to the octave, until the curve
- * settles on memory or the chain would pass LINES_MAX loads. */
-static void
+ * settles on memory or the chain would pass LINES_MAX loads; a later call
+ * goes on from where the last one stopped.  Returns 1 if it can go on. */
+static int
 scan(struct cc *c, struct shape *S)
 {
   double r = pow(2, 1.0 / PER_OCTAVE), x;
-  int i;
 
-  c->npt = 0;
-  for (i = 0; c->npt < MAX_PTS; i++) {
-    x = K_MIN * pow(r, i);
+  for (; c->npt < MAX_PTS; c->next++) {
+    x = K_MIN * pow(r, c->next);
     x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
     if (ceil(x) * (double) c->lpp > (double) LINES_MAX)
-      break;
+      return 0;
     if (c->npt && x <= c->pt[c->npt - 1].k)
       continue;
     c->pt[c->npt].k = x;
@@ -522,13 +522,16 @@ scan(struct cc *c, struct shape *S)
     add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
     c->npt++;
     if (c->failed)
-      return;
+      return 0;
     if (x >= 16) {
       shape_of(c, S, 1);
-      if (S->settled)
-        return;
+      if (S->settled) {
+        c->next++;
+        return 1;
+      }
     }
   }
+  return 0;
 }
 
 /* Line size of the level whose transition is L, at k pages where it
@@ -729,7 +732,7 @@ caches_run(xray_machine *m, xray_report *r)
                                      "data or unified cache levels, L1 included", "levels");
   xray_value *vmem;
   struct level *L;
-  int *first, *last, nl, i, rc = 0;
+  int *first, *last, nl, i, j, rc = 0;
   char method[240], why[200], msg[200], unsettled[200];
   double kmax;
 
@@ -751,14 +754,19 @@ caches_run(xray_machine *m, xray_report *r)
   c->m = m;
   c->rng = UINT64_C(0x13198a2e03707344);
   kmax = (double) (LINES_MAX / c->lpp);
-  scan(c, S);
-  shape_of(c, S, 0);
   /* Two draws place a point of a gradual transition only roughly, and
    * three rough points in a row can pass for a plateau of their own (a
    * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
-   * get more draws, twice, and the levels are found again. */
-  for (i = 0; i < 2 && !c->failed && refine_slopes(c, S); i++)
+   * get more draws, twice, and the levels are found again.  If the curve
+   * no longer looks settled then, the scan goes on (at most twice). */
+  for (j = 0; j < 3; j++) {
+    int more = scan(c, S);
     shape_of(c, S, 0);
+    for (i = 0; i < 2 && !c->failed && refine_slopes(c, S); i++)
+      shape_of(c, S, 0);
+    if (S->settled || c->failed || !more)
+      break;
+  }
   L = S->L;
   first = S->first;
   last = S->last;
