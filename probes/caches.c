@@ -56,6 +56,11 @@
 #define SLOPE_DRAWS 8
 #define FIT_LINES ((size_t) 1 << 20)    /* loads per transition point, beyond FIT_DRAWS x 4 */
 #define MAX_PTS 128
+/* The probe's time on the real machine, in --budget units, at which the
+ * scan stops, the slopes stop getting draws, and the fits do. */
+#define SCAN_BUDGETS 1.5
+#define SLOPE_BUDGETS 2.0
+#define FIT_BUDGETS 3.0
 
 struct pt {
   double k;                             /* pages */
@@ -72,6 +77,8 @@ struct cc {
   int npt;
   int next;                             /* the scan's next point, K_MIN r^next */
   int failed;
+  int out_of_time;                      /* the scan stopped at its deadline */
+  double start;                         /* when the probe began (0: simulated) */
   double deadline;                      /* refinement stops adding draws after it */
 };
 
@@ -503,8 +510,9 @@ refine_slopes(struct cc *c, const struct shape *S)
 }
 
 /* Points from K_MIN pages up, PER_OCTAVE to the octave, until the curve
- * settles on memory or the chain would pass LINES_MAX loads; a later call
- * goes on from where the last one stopped.  Returns 1 if it can go on. */
+ * settles on memory, the chain would pass LINES_MAX loads or (on the real
+ * machine) SCAN_BUDGETS budgets have passed; a later call goes on from
+ * where the last one stopped.  Returns 1 if it can go on. */
 static int
 scan(struct cc *c, struct shape *S)
 {
@@ -517,6 +525,10 @@ scan(struct cc *c, struct shape *S)
       return 0;
     if (c->npt && x <= c->pt[c->npt - 1].k)
       continue;
+    if (c->start > 0 && xray__now() > c->start + SCAN_BUDGETS * c->m->budget) {
+      c->out_of_time = 1;
+      return 0;
+    }
     c->pt[c->npt].k = x;
     c->pt[c->npt].draws = 0;
     add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
@@ -754,6 +766,8 @@ caches_run(xray_machine *m, xray_report *r)
   c->m = m;
   c->rng = UINT64_C(0x13198a2e03707344);
   kmax = (double) (LINES_MAX / c->lpp);
+  c->start = m->simulated ? 0 : xray__now();
+  c->deadline = m->simulated ? 0 : c->start + SLOPE_BUDGETS * m->budget;
   /* Two draws place a point of a gradual transition only roughly, and
    * three rough points in a row can pass for a plateau of their own (a
    * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
@@ -771,10 +785,12 @@ caches_run(xray_machine *m, xray_report *r)
   first = S->first;
   last = S->last;
   nl = S->nl;
-  /* Refining the transitions may take this long; later levels get what
-   * is left, and the rest is said.  A simulation has no deadline, so
-   * that it gives the same answers on any machine. */
-  c->deadline = m->simulated ? 0 : xray__now() + m->budget;
+  /* Refining the transitions may take a budget, up to FIT_BUDGETS in
+   * all; later levels get what is left, and the rest is said.  A
+   * simulation has no deadline, so that it gives the same answers on any
+   * machine. */
+  c->deadline = m->simulated ? 0 : fmin(xray__now() + m->budget,
+                                        c->start + FIT_BUDGETS * m->budget);
   if (c->failed)
     snprintf(why, sizeof why, "%.190s", m->error);
   else if (nl < 1)
@@ -821,9 +837,10 @@ caches_run(xray_machine *m, xray_report *r)
     xray__value_unknown(vlev, why);
   else if (!S->settled) {
     snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
-             "plateau by %.0f pages (one octave long, twice the level before it%s): levels "
+             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
              "beyond the %d found may follow", c->pt[c->npt - 1].k,
-             m->simulated ? "" : ", 50 ns or more", nl);
+             m->simulated ? "" : ", 50 ns or more",
+             c->out_of_time ? " within the time budget (--budget)" : "", nl);
     xray__value_unknown(vlev, unsettled);
   } else {
     snprintf(method, sizeof method, "steps in the time per load through %g-%.0f random "
