@@ -4,18 +4,25 @@
  * The paper (Sec. 4.7) treats a TLB as a cache whose line is a page and
  * insists that nothing else may miss while it is measured.  Here each
  * point is a pair of chases through the same n lines: one line in each of
- * n consecutive pages, at offsets rotated over the L1 sets, and the same
- * lines packed into the fewest pages.  The data caches see the same lines
- * in both; only the pages differ, so the difference is what translation
- * costs.  It steps where the pages outgrow a TLB level: consecutive pages
- * fill every set of a set-associative TLB evenly, so the step is at its
- * exact entry count whatever its associativity, and the visiting order is
- * random so that no prefetcher helps.
+ * n pages, at offsets rotated over the L1 sets, and the same lines packed
+ * into the fewest pages.  The data caches see the same lines in both;
+ * only the pages differ, so the difference is what translation costs.
+ *
+ * Consecutive pages find each level's step and its height.  They fill
+ * every set of a set-associative level evenly, but past its entry count
+ * the sets overflow one at a time, so the step is a slow ramp, and a
+ * shared host (the SMT sibling holds entries too) moves its foot.  The
+ * exact count comes from pages s apart instead (s a power of two): they
+ * use 1/s of the sets, so the ramp starts at entries / s and is s times
+ * steeper; s is the widest that keeps that count well above the level
+ * below, whose misses the level must see.  A fully associative level has
+ * the same count at every stride and is found with consecutive pages.
+ * Each count is the least cost of draws spread over a pass (disturbance
+ * only adds time), with a ramp fitted to it.
  *
  * The page size: 2 E1 lines s bytes apart (E1 the first level's entries)
  * use E1 pages while s is at most half a page, and 2 E1 pages beyond.
- * Full associativity of the first level: E1 pages placed 2^j pages apart
- * for every j fit only if no set index is involved. */
+ * The first level's ways: pages 4096 apart fall in one set. */
 #include "xray-internal.h"
 
 #include <math.h>
