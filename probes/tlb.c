@@ -37,7 +37,8 @@
 #define RAMP_ROUNDS 3
 #define FINE_POINTS 48          /* fine pass: every page count around the ramp */
 #define FINE_ROUNDS 3
-#define FINE_TRIES 4
+#define FINE_TRIES 5             /* fine passes: at least FINE_MIN, until two agree */
+#define FINE_MIN 3
 #define WAYS_STRIDE 4096       /* pages: one set of any level up to 4096 sets */
 
 struct tc {
@@ -169,8 +170,9 @@ clip(double *y, size_t n, double height)
  * a window [lo, hi] of counts and a step `height` cycles high: a ramp
  * fitted to a coarse pass over the window places the fine pass over every
  * count around it; fine passes repeat, each lowering the least cost of
- * every point, until two give the same count (a tenant that held entries
- * through one pass rarely holds them through the next).  0 if there is no
+ * every point, at least FINE_MIN times and until two give the same count
+ * (a tenant that held entries through one pass rarely holds them through
+ * all).  0 if there is no
  * clean ramp in the window. */
 static size_t
 ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
@@ -202,7 +204,7 @@ ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
       return 0;
     clip(y, n, height);
     last = flat_end(x, y, n, height);
-    if (last && last == prev)
+    if (last && last == prev && pass + 1 >= FINE_MIN)
       break;
   }
   return last;
