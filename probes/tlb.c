@@ -141,7 +141,7 @@ flat_end(const double *x, const double *y, size_t n, double height)
   double fl, dev[RAMP_POINTS + FINE_POINTS], spread;
   size_t i, k = 0;
 
-  if (isnan(edge) || !(edge > x[0]) || !(rise >= 6 * rms))
+  if (isnan(edge) || !(edge >= x[0]) || !(rise >= 6 * rms))
     return 0;
   for (i = 0; i < n && x[i] <= edge; i++)
     dev[k++] = y[i];
@@ -192,11 +192,11 @@ ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
     return 0;
   clip(y, n, height);
   edge = xray__fit_ramp(x, y, n, NULL, &rise, &rms);
-  if (isnan(edge) || !(edge > x[0] && edge < x[n - 2] && rise >= 0.2 * height
+  if (isnan(edge) || !(edge >= x[0] && edge < x[n - 2] && rise >= 0.2 * height
                        && rise >= 6 * rms))
     return 0;
   /* From a coarse step and a half below the edge to three above. */
-  lo = fmax(2, floor(edge - 1.5 * gap) - 1);
+  lo = fmax(1, floor(edge - 1.5 * gap) - 1);
   for (n = 0; n < FINE_POINTS && lo + (double) n <= ceil(edge + 3 * gap) + 1; n++)
     x[n] = lo + (double) n, t[n] = p[n] = INFINITY;
   for (pass = 0; pass < FINE_TRIES; pass++, prev = last) {
@@ -348,7 +348,7 @@ tlb_run(xray_machine *m, xray_report *r)
    * with up to 4096 sets, so they start to cost where they outnumber its
    * ways (at its entry count if it is fully associative). */
   {
-    size_t a = ramp_count(&c, WAYS_STRIDE, 2, ceil(1.5 * (double) e[0]), st[0].hi - st[0].lo);
+    size_t a = ramp_count(&c, WAYS_STRIDE, 1, ceil(1.5 * (double) e[0]), st[0].hi - st[0].lo);
     if (c.failed)
       xray__value_unknown(va1, m->error);
     else if (!a)
