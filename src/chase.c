@@ -84,16 +84,11 @@ xray__arena_free(struct xray__arena *a)
 int
 xray__arena_huge_pages(void)
 {
-  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
   char buf[128];
-  int r = -1;
 
-  if (!f)
+  if (xray__read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf))
     return -1;
-  if (fgets(buf, sizeof buf, f))
-    r = strstr(buf, "[never]") ? 0 : 1;
-  fclose(f);
-  return r;
+  return strstr(buf, "[never]") ? 0 : 1;
 }
 
 void

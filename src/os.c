@@ -18,8 +18,8 @@
 #include <hwloc.h>
 #endif
 
-static int
-read_line(const char *path, char *buf, size_t len)
+int
+xray__read_line(const char *path, char *buf, size_t len)
 {
   FILE *f = fopen(path, "r");
   size_t n;
@@ -48,15 +48,15 @@ sysfs_cache(int level, const char *type, const char *field)
 
   for (i = 0; i < 16; i++) {
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    if (read_line(path, buf, sizeof buf))
+    if (xray__read_line(path, buf, sizeof buf))
       break;
     if (atoi(buf) != level)
       continue;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if (read_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
+    if (xray__read_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
       continue;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, field);
-    if (read_line(path, buf, sizeof buf))
+    if (xray__read_line(path, buf, sizeof buf))
       continue;
     {
       char *end;
@@ -154,12 +154,12 @@ sysfs_cores(double *cores, double *smt)
   for (cpu = 0; cpu < 4096; cpu++) {
     long pkg, core;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
-    if (read_line(path, buf, sizeof buf))
+    if (xray__read_line(path, buf, sizeof buf))
       continue;
     core = atol(buf);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
              cpu);
-    pkg = read_line(path, buf, sizeof buf) ? 0 : atol(buf);
+    pkg = xray__read_line(path, buf, sizeof buf) ? 0 : atol(buf);
     {
       int i;
       for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
@@ -174,7 +174,7 @@ sysfs_cores(double *cores, double *smt)
       /* "0-1", "0,32", "5" or "0-1,4-5" */
       snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
                cpu);
-      if (read_line(path, buf, sizeof buf) == 0) {
+      if (xray__read_line(path, buf, sizeof buf) == 0) {
         char *p = buf, *end;
         while (*p) {
           long a = strtol(p, &end, 10), b = a;
@@ -203,7 +203,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
 
   if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
     char buf[64];
-    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf)
+    if (xray__read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf)
         == 0 && atof(buf) > 0) {
       *v = atof(buf) / 1000;
       snprintf(src, srclen, "cpufreq max");
