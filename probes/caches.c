@@ -663,6 +663,10 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 
   for (s = 8; s < c->page && n < 16; s *= 2, n++) {
     double t[3];
+    if (c->deadline > 0 && xray__now() > c->deadline) {
+      snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
+      return NAN;
+    }
     for (j = 0; j < 3; j++)
       t[j] = run_chain(c, lay_out(c, k, s), (double) s, "chase-pairs");
     y[n] = xray__median(t, 3);
