@@ -20,8 +20,9 @@
  * Each count is the least cost of draws spread over a pass (disturbance
  * only adds time), with a ramp fitted to it.
  *
- * The page size: 2 E1 lines s bytes apart (E1 the first level's entries)
- * use E1 pages while s is at most half a page, and 2 E1 pages beyond.
+ * The page size: 3 E1 / 2 lines s bytes apart (E1 the first level's
+ * entries) use 3 E1 / 4 pages while s is at most half a page, and
+ * 3 E1 / 2 pages beyond.
  * The first level's ways: pages 4096 apart fall in one set. */
 #include "xray-internal.h"
 
@@ -327,11 +328,14 @@ tlb_run(xray_machine *m, xray_report *r)
     xray__value_measured(vm, floor(st[0].hi - st[0].lo + 0.5), "plateau after the step");
     vm->exact = st[0].hi - st[0].lo;
   }
-  /* Page size: 2 E1 lines s apart use E1 pages up to s = page / 2. */
+  /* Page size: 3 E1 / 2 lines s apart use 3 E1 / 4 pages at s = page / 2
+   * and 3 E1 / 2 at s = page.  (Not 2 E1 lines: E1 pages at page / 2
+   * left no room for the entries the host's SMT sibling holds, and twice
+   * in 10 runs the page read 1024.) */
   {
     double mid = (st[0].lo + st[0].hi) / 2, y;
     uint64_t s;
-    size_t n = 2 * e[0];
+    size_t n = 3 * e[0] / 2;
     /* The jump must hold at the next stride too: one noisy point is not a
      * page boundary. */
     for (s = 1024; s <= ((uint64_t) 1 << 22); s *= 2)
