@@ -711,9 +711,10 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 
 /* Whether the chase through set[0..n-1] misses the level: the median of
  * three costs more than half of what A + 1 missing pages among n would
- * add (A the model's guess; a next-line prefetcher moves the cost of a
- * set that fits by 15 %, so no less), but never more than a quarter of a
- * miss on every load: where the replacement keeps most of a colour's
+ * add (A the model's guess; a lower bar let a next-line prefetcher's
+ * drift in the cost of sets that fit pass for conflicts), but never more
+ * than a quarter of a miss on every load, and at least 3 % over the
+ * level: where the replacement keeps most of a colour's
  * A + 1 pages (Zen 3's L2 is not LRU), one colour's conflict among few
  * pages stayed under half a miss, the reduction stopped at two colours,
  * and a guess of 17 ways confirmed itself with 18 pages (the L2 has 8). */
