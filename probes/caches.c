@@ -709,24 +709,41 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 #define CONFLICT_TRIES 3
 #define CONFLICT_MAX_PAGES 1024
 
-/* Whether the chase through set[0..n-1] misses the level: the median of
- * three costs more than half of what A + 1 missing pages among n would
- * add (A the model's guess; a lower bar let a next-line prefetcher's
- * drift in the cost of sets that fit pass for conflicts), but never more
- * than a quarter of a miss on every load, and at least 3 % over the
- * level: where the replacement keeps most of a colour's
- * A + 1 pages (Zen 3's L2 is not LRU), one colour's conflict among few
- * pages stayed under half a miss, the reduction stopped at two colours,
- * and a guess of 17 ways confirmed itself with 18 pages (the L2 has 8). */
-static int
-conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess)
+/* The median of three chases through set[0..n-1], as the pages that miss
+ * the level per traversal: (cost - lo) n / (hi - lo). */
+static double
+missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n)
 {
-  double y[3], excess = fmin(0.5 * (aguess + 1) / (double) n, 0.25) * (L->hi - L->lo);
+  double y[3];
   int j;
 
   for (j = 0; j < 3; j++)
     y[j] = run_chain(c, lay_pages(c, set, n, c->lpp, 0), (double) n, "conflict");
-  return xray__median(y, 3) > L->lo + fmax(excess, 0.03 * L->lo);
+  return (xray__median(y, 3) - L->lo) * (double) n / (L->hi - L->lo);
+}
+
+/* Whether x pages missing per traversal of n pages are a conflict: more
+ * than half of the A + 1 that LRU misses (A the model's guess), but never
+ * more than a quarter of a miss on every load, nor more than 1.5 pages;
+ * and at least 3 % over the level's latency (a next-line prefetcher's
+ * drift in the cost of sets that fit, and the noise: up to 1.1 pages at
+ * 29 pages here).  A + 1 pages of one colour miss at least one page per
+ * traversal whatever the policy (A + 1 lines cannot all stay in A ways),
+ * but Zen 3's L2 (not LRU) misses only about 3.7 of 9: with the bar at
+ * half of A + 1 the reductions stopped at 26-77 pages of many colours,
+ * and with the model's guess of 17 ways two colours of 9 made a
+ * "minimal" set of 18. */
+static int
+over_bar(const struct level *L, double x, size_t n, int aguess)
+{
+  return x > fmin(fmin(0.5 * (aguess + 1), 0.25 * (double) n), fmax(1.5, 0.04 * (double) n))
+         && x * (L->hi - L->lo) > 0.03 * L->lo * (double) n;
+}
+
+static int
+conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess)
+{
+  return over_bar(L, missing(c, L, set, n), n, aguess);
 }
 
 /* One reduction from start pages; the minimal set's size, or 0. */
@@ -770,20 +787,26 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
 
 /* Whether a minimal conflict set is all one colour: every page, swapped
  * for a fresh one (twice, in case the fresh one shares the colour), ends
- * the conflict.  A set that is minimal only because one page fewer fits
- * the level below (a 12-page L1 before a 10-way L2) has pages of other
- * colours, whose swap leaves it conflicting. */
+ * the conflict, or leaves less than ONE_COLOUR_SHARE of it.  A set that is
+ * minimal only because one page fewer fits the level below (a 12-page L1
+ * before a 10-way L2) has pages of other colours, whose swap leaves it
+ * conflicting; so has one whose colours each miss too little to pass
+ * conflicts() alone: two colours of 9 pages made a minimal set of 18 here
+ * (Zen 3's L2: 8 ways), where swapping a page leaves half the misses. */
+#define ONE_COLOUR_SHARE 0.35
 static int
 one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess)
 {
   uint64_t *tmp = malloc(n * sizeof *tmp);
+  double x = missing(c, L, set, n);
   size_t i, j;
-  int ok = tmp != NULL;
+  int ok = tmp != NULL && over_bar(L, x, n, aguess);
 
   for (i = 0; ok && i < n && !c->failed; i++) {
     int keeps = 1, tries;
     for (tries = 0; tries < 2 && keeps; tries++) {
       uint64_t q;
+      double xs;
       do {
         q = xray__rand(&c->rng) % POOL_MAX;
         for (j = 0; j < n && set[j] != q; j++)
@@ -791,7 +814,8 @@ one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int agu
       } while (j < n);
       memcpy(tmp, set, n * sizeof *tmp);
       tmp[i] = q;
-      keeps = conflicts(c, L, tmp, n, aguess);
+      xs = missing(c, L, tmp, n);
+      keeps = xs >= ONE_COLOUR_SHARE * x || over_bar(L, xs, n, aguess);
     }
     ok = !keeps;
   }
