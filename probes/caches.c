@@ -731,8 +731,10 @@ missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n)
  * traversal whatever the policy (A + 1 lines cannot all stay in A ways),
  * but Zen 3's L2 (not LRU) misses only about 3.7 of 9: with the bar at
  * half of A + 1 the reductions stopped at 26-77 pages of many colours,
- * and with the model's guess of 17 ways two colours of 9 made a
- * "minimal" set of 18. */
+ * and with the model's guess of 17 ways a "minimal" set of 18 pages
+ * confirmed 17 ways in 5 of 20 runs (what the 18 pages were is not
+ * known: every swap there ended the conflict).  With this bar: 8 ways in
+ * 8 of 20 runs, unknown in the rest, no other value. */
 static int
 over_bar(const struct level *L, double x, size_t n, int aguess)
 {
@@ -791,8 +793,8 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
  * minimal only because one page fewer fits the level below (a 12-page L1
  * before a 10-way L2) has pages of other colours, whose swap leaves it
  * conflicting; so has one whose colours each miss too little to pass
- * conflicts() alone: two colours of 9 pages made a minimal set of 18 here
- * (Zen 3's L2: 8 ways), where swapping a page leaves half the misses. */
+ * conflicts() alone (two colours of A + 1 pages, each under the bar):
+ * swapping one of their pages leaves half the misses. */
 #define ONE_COLOUR_SHARE 0.35
 static int
 one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess)
