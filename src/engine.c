@@ -170,6 +170,17 @@ xray__find_steps(const struct xray__curve *c, double min_jump,
         break;
     if (j + 2 >= n)
       j = n - 1;
+    /* A step holds: the curves measured here never fall as they grow, so
+     * a rise that later falls back to the low plateau was a disturbance
+     * that outlasted the smoothing (three points of a TLB scan here read
+     * 15, 15 and 17 cycles between 12s, and took the place of the real
+     * second step four times further on). */
+    for (k = j + 1; k < n && m[k] > level * (1 + min_jump / 2); k++)
+      ;
+    if (k < n) {
+      i = k;
+      continue;
+    }
     k = j + 3 < n ? j + 3 : n;
     out[nsteps].last_low = i - 1;
     out[nsteps].first_high = j;

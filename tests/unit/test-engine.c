@@ -60,6 +60,7 @@ test_steps(void)
   double one[] = { 1, 1.01, 0.99, 1, 1, 1.02, 2, 2.01, 1.98, 2, 2, 2 };
   double spike[] = { 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1 };
   double two[] = { 1, 1, 1, 1, 1.5, 1.5, 1.5, 1.5, 3, 3, 3, 3, 3 };
+  double bump[] = { 1, 1, 1, 1, 1.3, 1.3, 1.4, 1, 1, 1, 1, 4, 4, 4, 4 };
   struct xray__curve c = { 0 };
   struct xray__step st[4];
   size_t n;
@@ -83,6 +84,13 @@ test_steps(void)
   tap_ok(n == 2 && st[0].first_high == 4 && st[1].first_high == 8,
          "two steps: found %zu at %zu and %zu", n, n ? st[0].first_high : 0,
          n > 1 ? st[1].first_high : 0);
+  xray__curve_free(&c);
+
+  add_points(&c, bump, sizeof bump / sizeof *bump);
+  n = xray__find_steps(&c, 0.25, st, 4);
+  tap_ok(n == 1 && st[0].first_high == 11 && fabs(st[0].lo - 1) < 0.02,
+         "a rise that falls back is not a step: found %zu, first at %zu, from %g", n,
+         n ? st[0].first_high : 0, n ? st[0].lo : 0);
   xray__curve_free(&c);
 }
 
@@ -243,7 +251,7 @@ test_gen(void)
 int
 main(void)
 {
-  tap_plan(47);
+  tap_plan(48);
   test_smooth();
   test_steps();
   test_refine();
