@@ -210,20 +210,25 @@ mean(const struct pt *p)
   return sum / (p->draws - 2 * t);
 }
 
-/* How widely a point's draws spread: their median absolute deviation,
- * scaled to a standard deviation, over their median.  On a level every
- * draw costs about the same (0.05 or less here); in the transition to
- * memory of a level that other tenants share, a draw meets the level
- * free or taken (56 to 356 cycles at one point here, spread 0.8). */
+/* How widely a point's draws spread about their mean: the median of
+ * their absolute deviations from it, scaled to a standard deviation, over
+ * the mean.  On a level every draw costs about the same (0.05 or less
+ * here).  In the transition to memory of a level that other tenants
+ * share, a draw meets the level free or taken (56 to 356 cycles at one
+ * point here, spread 0.8).  About the mean, not the median: where most
+ * draws still hit (57, 60, 51, 50, 49, 66 and two of 250 cycles) the
+ * deviations from the median are small, but the mean lies between the two
+ * groups, and three such points once made a "level" of 115 cycles between
+ * L3 and memory. */
 static double
 draw_spread(const struct pt *p)
 {
-  double dev[FIT_DRAWS], med = xray__median(p->v, (size_t) p->draws);
+  double dev[FIT_DRAWS], mu = mean(p);
   int i;
 
   for (i = 0; i < p->draws; i++)
-    dev[i] = fabs(p->v[i] - med);
-  return 1.4826 * xray__median(dev, (size_t) p->draws) / med;
+    dev[i] = fabs(p->v[i] - mu);
+  return 1.4826 * xray__median(dev, (size_t) p->draws) / mu;
 }
 
 /* --- the model ----------------------------------------------------------- */
@@ -651,9 +656,11 @@ scan(struct cc *c, struct shape *S)
 /* Line size of the level whose transition is L, at k pages where it
  * misses: the smallest s at which a load s bytes after a missing one
  * misses too (below the line it hits).  The step must be clean: every
- * offset below it well under the threshold, it and the next above.  A
+ * offset below it well under the threshold and within LINE_FLAT of the
+ * level's step of the smallest, it and the next above the threshold.  A
  * prefetcher that brings the neighbouring line along (Zen 3's L2 and
  * DRAM) blurs it, and then the line size is not given. */
+#define LINE_FLAT 0.15
 static double
 line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 {
@@ -692,6 +699,17 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
     snprintf(why, whylen, "pairs of loads 8 bytes apart already both miss");
     return NAN;
   }
+  /* Within a line the second load always hits, at any offset: the pairs
+   * below the step cost the same.  Where they climb towards it, a
+   * prefetcher or a level shared with other tenants decides the step,
+   * not the line (the shared L3 here once read 87, 105, 134, 162, 150
+   * and 164 cycles for pairs 8 to 256 bytes apart, then 315 at 512). */
+  for (j = 1; j < i; j++)
+    if (fabs(y[j] - y[0]) > LINE_FLAT * (L->hi - L->lo)) {
+      snprintf(why, whylen, "pairs of loads 8 and %d bytes apart, both below the step at "
+               "%d, cost %.0f and %.0f cycles: no clean step", 8 << j, 8 << i, y[0], y[j]);
+      return NAN;
+    }
   return (double) (8 << i);
 }
 
