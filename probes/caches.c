@@ -657,10 +657,25 @@ scan(struct cc *c, struct shape *S)
  * misses: the smallest s at which a load s bytes after a missing one
  * misses too (below the line it hits).  The step must be clean: every
  * offset below it well under the threshold and within LINE_FLAT of the
- * level's step of the smallest, it and the next above the threshold.  A
- * prefetcher that brings the neighbouring line along (Zen 3's L2 and
- * DRAM) blurs it, and then the line size is not given. */
+ * level's step of the smallest, it and the next above the threshold, and
+ * the step still there when measured once more.  A prefetcher that brings
+ * the neighbouring line along (Zen 3's L2 and DRAM) blurs it, and then the
+ * line size is not given. */
 #define LINE_FLAT 0.15
+
+/* Cycles per load of pairs s bytes apart at k pages: the median of three
+ * chases. */
+static double
+pairs(struct cc *c, double k, uint64_t s)
+{
+  double t[3];
+  int j;
+
+  for (j = 0; j < 3; j++)
+    t[j] = run_chain(c, lay_out(c, k, s), (double) s, "chase-pairs");
+  return xray__median(t, 3);
+}
+
 static double
 line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 {
@@ -669,14 +684,11 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
   int n = 0, i, j;
 
   for (s = 8; s < c->page && n < 16; s *= 2, n++) {
-    double t[3];
     if (c->deadline > 0 && xray__now() > c->deadline) {
       snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
       return NAN;
     }
-    for (j = 0; j < 3; j++)
-      t[j] = run_chain(c, lay_out(c, k, s), (double) s, "chase-pairs");
-    y[n] = xray__median(t, 3);
+    y[n] = pairs(c, k, s);
     if (c->failed)
       return NAN;
     if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
@@ -710,6 +722,13 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
                "%d, cost %.0f and %.0f cycles: no clean step", 8 << j, 8 << i, y[0], y[j]);
       return NAN;
     }
+  /* Once more, either side of the step: a busy host once moved the cost
+   * of memory between two offsets, and a line of 16 bytes came out. */
+  if (!(pairs(c, k, (uint64_t) 4 << i) < mid && pairs(c, k, (uint64_t) 8 << i) >= thr)
+      || c->failed) {
+    snprintf(why, whylen, "the step at %d bytes did not hold when measured again", 8 << i);
+    return NAN;
+  }
   return (double) (8 << i);
 }
 

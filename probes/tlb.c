@@ -191,9 +191,12 @@ ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
 {
   double x[RAMP_POINTS + FINE_POINTS], y[RAMP_POINTS + FINE_POINTS];
   double t[RAMP_POINTS + FINE_POINTS], p[RAMP_POINTS + FINE_POINTS];
-  double edge, rise, rms, gap = (hi - lo) / (RAMP_POINTS - 1);
+  double edge, rise, rms, gap;
   size_t n, i, last = 0, prev = 0;
   int pass;
+
+  hi = fmin(hi, K_MAX);                 /* the chain has room for twice that */
+  gap = (hi - lo) / (RAMP_POINTS - 1);
 
   for (n = 0, i = 0; i < RAMP_POINTS; i++) {
     double v = floor(lo + gap * (double) i + 0.5);
@@ -323,6 +326,8 @@ tlb_run(xray_machine *m, xray_report *r)
                     st[i].lo + ONSET * (st[i].hi - st[i].lo)) - 1;
     exact[i] = !exact_entries(&c, (double) rough[i], i ? e[i - 1] : 0, st[i].hi - st[i].lo,
                               &e[i], &stride[i], whys[i], sizeof whys[i]);
+    if (!exact[i])
+      e[i] = rough[i];
   }
   /* The first level once more, a second level's measurement later: the
    * host's SMT sibling holds some of its entries for a second or more at
@@ -367,7 +372,6 @@ tlb_run(xray_machine *m, xray_report *r)
                "the same lines packed: translation costs from %zu pages on%s", stride[i],
                e[i] / stride[i] + 1, i == 0 ? ", the largest count of the level" : "");
     else {
-      e[i] = rough[i];
       snprintf(method, sizeof method, "consecutive pages, one line each, less the same lines "
                "packed: a quarter of the way up the step at %zu pages (not exact: %.100s)",
                rough[i] + 1, whys[i]);
