@@ -521,6 +521,20 @@ half_way(const struct cc *c, const struct shape *S, const struct level *L)
   return c->pt[L->b].k;
 }
 
+/* The most pages that cost under half L1's step: L1, indexed within a
+ * page, steps sharply at its capacity in pages plus one.  The scan's
+ * points skip some counts, so this is at most that capacity. */
+static double
+l1_pages(const struct cc *c, const struct shape *S)
+{
+  double mid = (S->L[0].lo + S->L[0].hi) / 2;
+  int j = S->L[0].a;
+
+  while (j + 1 <= S->L[0].b && S->sm[j + 1] < mid)
+    j++;
+  return c->pt[j].k;
+}
+
 /* Draws for a point of k pages: up to want, fewer where a draw is long. */
 static int
 draws_for(const struct cc *c, double k, int want)
@@ -864,8 +878,8 @@ one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int agu
 
 /* The level's ways, or 0 with why. */
 static int
-ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, char *why,
-        size_t whylen)
+ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, double below,
+        char *why, size_t whylen)
 {
   size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
   uint64_t *set = malloc(2 * n0 * sizeof *set);
@@ -890,6 +904,16 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, char 
     free(set);
     snprintf(why, whylen, "the conflict sets did not agree (%zu, %zu, %zu pages)", got[0],
              got[1], got[2]);
+    return 0;
+  }
+  /* A set that the level below holds whole cannot miss this level by
+   * itself: it conflicted because the host's other threads took ways of
+   * both for a while (8 pages, for 7 ways, once here). */
+  if ((double) got[t] <= below) {
+    snprintf(why, whylen, "the minimal conflict set of %zu pages fits the level below "
+             "(%.0f pages): other threads held ways, and the level's are not shown", got[t],
+             below);
+    free(set);
     return 0;
   }
   if (!one_colour(c, L, set, got[t], aguess)) {
@@ -984,7 +1008,11 @@ caches_run(xray_machine *m, xray_report *r)
      * shared one: other tenants' lines come and go in its sets); then the
      * colours with those ways give the capacity. */
     if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
-      int a = ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, l->wwhy, sizeof l->wwhy);
+      /* Pages up to L1's capacity fit it, whatever their colours (its
+       * index lies within a page); beyond L2 the level below has colours
+       * of its own. */
+      int a = ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? l1_pages(c, S) : 0,
+                      l->wwhy, sizeof l->wwhy);
       l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
       /* The ways must also be ones the transition can have come from
        * (under tree-PLRU a reduction once stalled at 147 pages). */
