@@ -760,7 +760,7 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
  * of lines, so that it holds for hashed set indices too.  Where the level
  * below holds A + 1 pages itself the set cannot show the level's misses,
  * and one_colour says so. */
-#define CONFLICT_TRIES 3
+#define CONFLICT_TRIES 5
 #define CONFLICT_MAX_PAGES 1024
 
 /* The median of three chases through set[0..n-1], as the pages that miss
@@ -802,17 +802,27 @@ conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, in
   return over_bar(L, missing(c, L, set, n), n, aguess);
 }
 
-/* One reduction from start pages; the minimal set's size, or 0. */
+/* One reduction from start pages; the minimal set's size, or 0.  A test
+ * that passes by chance (a burst of the host over all three chases) lets
+ * a group go that the conflict needed, and the reduction then stalls at a
+ * set that no longer conflicts (22-41 pages, chased again: no page
+ * missing, in 8 of 10 stalls here).  So a stalled set is chased again,
+ * and while it does not conflict the groups go back, last out first in,
+ * at most MAX_BACKTRACKS times. */
+#define MAX_BACKTRACKS 12
 static size_t
 reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
        uint64_t *tmp)
 {
   /* Groups: with A + 2 of them, one holds none of a colour's A + 1
    * pages, so a round removes a group in at most A + 2 tests. */
-  size_t groups = (size_t) aguess + 2;
+  size_t groups = (size_t) aguess + 2, ng = 0, top = 0;
+  uint64_t *gone = malloc(n * sizeof *gone);  /* the pages taken out, in order */
+  size_t *gsize = malloc(n * sizeof *gsize);  /* how many each removal took */
+  int back = 0;
 
-  if (!conflicts(c, L, set, n, aguess))
-    return 0;
+  if (!gone || !gsize || !conflicts(c, L, set, n, aguess))
+    n = 0;
   while (n > 1 && !c->failed) {
     size_t g, removed = 0;
     xray__shuffle(set, n, &c->rng);
@@ -822,6 +832,8 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
         if (i < lo || i >= hi)
           tmp[m++] = set[i];
       if (m > 0 && conflicts(c, L, tmp, m, aguess)) {
+        memcpy(gone + top, set + lo, (hi - lo) * sizeof *set);
+        top += gsize[ng++] = hi - lo;
         memcpy(set, tmp, m * sizeof *set);
         n = m;
         removed = 1;
@@ -831,13 +843,29 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
       groups = n;
     if (removed)
       ;
-    else if (groups >= n)
-      break;                            /* no page can go: minimal */
-    else
+    else if (groups >= n) {
+      /* No page can go: minimal, if it still conflicts. */
+      int popped = 0;
+      while (!c->failed && !conflicts(c, L, set, n, aguess)) {
+        if (ng == 0 || back++ >= MAX_BACKTRACKS) {
+          n = 0;
+          break;
+        }
+        top -= gsize[--ng];
+        memcpy(set + n, gone + top, gsize[ng] * sizeof *set);
+        n += gsize[ng];
+        popped = 1;
+      }
+      if (!popped)
+        break;
+      groups = (size_t) aguess + 2;
+    } else
       groups = 2 * groups < n ? 2 * groups : n;
     if (c->deadline > 0 && xray__now() > c->deadline)
-      return 0;
+      n = 0;
   }
+  free(gone);
+  free(gsize);
   return n;
 }
 
@@ -895,6 +923,12 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
     return 0;
   }
   for (t = 0; t < CONFLICT_TRIES; t++) {
+    if (c->deadline > 0 && xray__now() > c->deadline) {
+      free(set);
+      snprintf(why, whylen, "the time budget (--budget) was spent before two reductions "
+               "agreed");
+      return 0;
+    }
     draw_pages(c, n0, pool_for(n0));
     memcpy(set, c->pool, n0 * sizeof *set);
     got[t] = reduce(c, L, set, n0, aguess, set + n0);
@@ -904,9 +938,12 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
       break;
   }
   if (t == CONFLICT_TRIES) {
+    int len = snprintf(why, whylen, "no two reductions agreed (pages:");
+    for (u = 0; u < CONFLICT_TRIES && len > 0 && (size_t) len < whylen; u++)
+      len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
+    if (len > 0 && (size_t) len < whylen)
+      snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
     free(set);
-    snprintf(why, whylen, "the conflict sets did not agree (%zu, %zu, %zu pages)", got[0],
-             got[1], got[2]);
     return 0;
   }
   /* A set that the level below holds whole cannot miss this level by
