@@ -143,6 +143,7 @@ xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
   return 0;
 }
 
+#define STEP_HOLD 6
 size_t
 xray__find_steps(const struct xray__curve *c, double min_jump,
                  struct xray__step *out, size_t max)
@@ -171,14 +172,15 @@ xray__find_steps(const struct xray__curve *c, double min_jump,
     if (j + 2 >= n)
       j = n - 1;
     /* A step holds: the curves measured here never fall as they grow, so
-     * a rise that later falls back to the low plateau was a disturbance
-     * that outlasted the smoothing (three points of a TLB scan here read
-     * 15, 15 and 17 cycles between 12s, and took the place of the real
-     * second step four times further on). */
-    for (k = j + 1; k < n && m[k] > level * (1 + min_jump / 2); k++)
-      ;
-    if (k < n) {
-      i = k;
+     * a rise whose next points mostly fall back to the low plateau was a
+     * disturbance that outlasted the smoothing (three points of a TLB scan
+     * here read 15, 15 and 17 cycles between 12s, and took the place of
+     * the real second step four times further on).  Mostly: the median of
+     * up to STEP_HOLD of them, since single points of a noisy high
+     * plateau dip as far. */
+    k = j + 1 + STEP_HOLD < n ? j + 1 + STEP_HOLD : n;
+    if (k >= j + 4 && xray__median(m + j + 1, k - j - 1) <= level * (1 + min_jump / 2)) {
+      i = j + 1;
       continue;
     }
     k = j + 3 < n ? j + 3 : n;
