@@ -870,14 +870,19 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
 }
 
 /* Whether a minimal conflict set is all one colour: every page, swapped
- * for a fresh one (twice, in case the fresh one shares the colour), ends
- * the conflict, or leaves less than ONE_COLOUR_SHARE of it.  A set that is
- * minimal only because one page fewer fits the level below (a 12-page L1
- * before a 10-way L2) has pages of other colours, whose swap leaves it
- * conflicting; so has one whose colours each miss too little to pass
- * conflicts() alone (two colours of A + 1 pages, each under the bar):
- * swapping one of their pages leaves half the misses. */
+ * for a fresh one (twice, in case the fresh one shares the colour), leaves
+ * less than ONE_COLOUR_SHARE of its misses and less than ONE_COLOUR_LEFT
+ * pages missing a traversal: A pages of a colour fit (swaps of a true set
+ * of 9 here left -0.4 to -0.04 pages).  A set that is minimal only
+ * because one page fewer fits the level below (a 12-page L1 before a
+ * 10-way L2) has pages of other colours, whose swap leaves it conflicting;
+ * so has one whose colours each miss too little to pass conflicts() alone
+ * (two colours of A + 1 pages, each under the bar): swapping one of their
+ * pages leaves half the misses.  And a set of A + 2 of one colour whose
+ * A + 1 missed under the bar for a while (a busy run gave 9 ways) leaves
+ * a page or so. */
 #define ONE_COLOUR_SHARE 0.35
+#define ONE_COLOUR_LEFT 0.5
 static int
 one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess)
 {
@@ -899,7 +904,7 @@ one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int agu
       memcpy(tmp, set, n * sizeof *tmp);
       tmp[i] = q;
       xs = missing(c, L, tmp, n);
-      keeps = xs >= ONE_COLOUR_SHARE * x || over_bar(L, xs, n, aguess);
+      keeps = xs >= fmin(ONE_COLOUR_SHARE * x, ONE_COLOUR_LEFT) || over_bar(L, xs, n, aguess);
     }
     ok = !keeps;
   }
