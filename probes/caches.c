@@ -83,6 +83,7 @@ struct cc {
   int out_of_time;                      /* the scan stopped at its deadline */
   double start;                         /* when the probe began (0: simulated) */
   double deadline;                      /* refinement stops adding draws after it */
+  long tests;                           /* conflict tests of the level so far */
 };
 
 static size_t
@@ -524,18 +525,23 @@ half_way(const struct cc *c, const struct shape *S, const struct level *L)
   return c->pt[L->b].k;
 }
 
-/* The most pages that cost under half L1's step: L1, indexed within a
- * page, steps sharply at its capacity in pages plus one.  The scan's
- * points skip some counts, so this is at most that capacity. */
+/* The pages any L1 holds whatever their colours: one indexed within a
+ * page steps sharply at its capacity in pages plus one, from under a
+ * quarter of the step to over three quarters in one point; this is the
+ * last point below.  (The scan's points skip some counts, so it is at most
+ * that capacity.)  0 where the step is gradual: an L1 whose index reaches
+ * above the page (64 KB of 4 ways) has colours of its own, and 9 pages of
+ * one L2 colour need not fit it. */
 static double
 l1_pages(const struct cc *c, const struct shape *S)
 {
-  double mid = (S->L[0].lo + S->L[0].hi) / 2;
-  int j = S->L[0].a;
+  const struct level *L = &S->L[0];
+  double q = (L->hi - L->lo) / 4;
+  int j = L->a;
 
-  while (j + 1 <= S->L[0].b && S->sm[j + 1] < mid)
+  while (j + 1 <= L->b && S->sm[j + 1] < L->lo + 2 * q)
     j++;
-  return c->pt[j].k;
+  return S->sm[j] <= L->lo + q && j + 1 < c->npt && S->sm[j + 1] >= L->hi - q ? c->pt[j].k : 0;
 }
 
 /* Draws for a point of k pages: up to want, fewer where a draw is long. */
@@ -761,6 +767,10 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
  * below holds A + 1 pages itself the set cannot show the level's misses,
  * and one_colour says so. */
 #define CONFLICT_TRIES 5
+/* At most this many conflict tests for a level, so that a simulation (no
+ * clock) ends too: this host's L2 took 500-1000, a simulated tree-PLRU
+ * L2 whose conflicts are too weak to reduce over 7000. */
+#define CONFLICT_TESTS 2500
 #define CONFLICT_MAX_PAGES 1024
 
 /* The median of three chases through set[0..n-1], as the pages that miss
@@ -771,6 +781,7 @@ missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n)
   double y[3];
   int j;
 
+  c->tests++;
   for (j = 0; j < 3; j++)
     y[j] = run_chain(c, lay_pages(c, set, n, c->lpp, 0), (double) n, "conflict");
   return (xray__median(y, 3) - L->lo) * (double) n / (L->hi - L->lo);
@@ -861,7 +872,7 @@ reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
       groups = (size_t) aguess + 2;
     } else
       groups = 2 * groups < n ? 2 * groups : n;
-    if (c->deadline > 0 && xray__now() > c->deadline)
+    if ((c->deadline > 0 && xray__now() > c->deadline) || c->tests > CONFLICT_TESTS)
       n = 0;
   }
   free(gone);
@@ -917,9 +928,9 @@ static int
 ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, double below,
         char *why, size_t whylen)
 {
-  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
+  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u, made = 0;
   uint64_t *set = malloc(2 * n0 * sizeof *set);
-  int agree;
+  int agree, any;
 
   if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
     free(set);
@@ -927,6 +938,7 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
              "take too long)", CONFLICT_MAX_PAGES);
     return 0;
   }
+  c->tests = 0;
   for (t = 0; t < CONFLICT_TRIES; t++) {
     if (c->deadline > 0 && xray__now() > c->deadline) {
       free(set);
@@ -934,17 +946,33 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
                "agreed");
       return 0;
     }
+    if (c->tests > CONFLICT_TESTS) {
+      free(set);
+      snprintf(why, whylen, "%d conflict tests were spent before two reductions agreed",
+               CONFLICT_TESTS);
+      return 0;
+    }
     draw_pages(c, n0, pool_for(n0));
     memcpy(set, c->pool, n0 * sizeof *set);
     got[t] = reduce(c, L, set, n0, aguess, set + n0);
-    for (u = 0, agree = 0; u <= t; u++)
+    made = t + 1;
+    for (u = 0, agree = 0, any = 0; u <= t; u++) {
       agree += got[u] > 0 && got[u] == got[t];
+      any |= got[u] > 0;
+    }
     if (agree >= 2)
       break;
+    /* Three that all lost their conflict: the level's conflicts are too
+     * weak to reduce (tree-PLRU of 10 ways here), and two more would only
+     * take the time. */
+    if (t == 2 && !any) {
+      t = CONFLICT_TRIES;
+      break;
+    }
   }
   if (t == CONFLICT_TRIES) {
     int len = snprintf(why, whylen, "no two reductions agreed (pages:");
-    for (u = 0; u < CONFLICT_TRIES && len > 0 && (size_t) len < whylen; u++)
+    for (u = 0; u < made && len > 0 && (size_t) len < whylen; u++)
       len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
     if (len > 0 && (size_t) len < whylen)
       snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
