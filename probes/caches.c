@@ -990,8 +990,9 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
     return 0;
   }
   if (!one_colour(c, L, set, got[t], aguess)) {
-    snprintf(why, whylen, "the minimal conflict set of %zu pages is not one colour: the "
-             "level below holds A + 1 pages, and the ways are hidden", got[t]);
+    snprintf(why, whylen, "the minimal set of %zu pages failed the one-colour test "
+             "(chased again, each page swapped): the level below may hold A + 1 pages, or "
+             "other threads held ways", got[t]);
     free(set);
     return 0;
   }
@@ -1081,9 +1082,9 @@ caches_run(xray_machine *m, xray_report *r)
      * shared one: other tenants' lines come and go in its sets); then the
      * colours with those ways give the capacity. */
     if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
-      /* Pages up to L1's capacity fit it, whatever their colours (its
-       * index lies within a page); beyond L2 the level below has colours
-       * of its own. */
+      /* Pages up to a page-indexed L1's capacity fit it whatever their
+       * colours (l1_pages); beyond L2 the level below has colours of its
+       * own. */
       int a = ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? l1_pages(c, S) : 0,
                       l->wwhy, sizeof l->wwhy);
       l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
