@@ -26,7 +26,9 @@
  * The page size: 3 E1 / 2 lines s bytes apart (E1 the first level's
  * entries) use 3 E1 / 4 pages while s is at most half a page, and
  * 3 E1 / 2 pages beyond.
- * The first level's ways: pages 4096 apart fall in one set. */
+ * The first level's ways: pages 4096 apart fall in one set.  The second
+ * level's: the same, among more pages than the first level holds, in
+ * other sets. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -44,6 +46,7 @@
 #define FINE_TRIES 5             /* fine passes: at least FINE_MIN, until two agree */
 #define FINE_MIN 3
 #define WAYS_STRIDE 4096       /* pages: one set of any level up to 4096 sets */
+#define WAYS2_MAX 40            /* the most second-level ways looked for */
 
 struct tc {
   xray_machine *m;
@@ -52,7 +55,33 @@ struct tc {
   size_t page;
   double hit;
   int failed;
+  size_t fill;                  /* pages that keep the first level missing (0: none) */
 };
+
+/* The cost of translation for n pages s apart, as xray__tlb_cost, with
+ * c->fill more pages in other sets of any level of 16 sets or more: page
+ * numbers past the strided ones that are not multiples of 16.  With more
+ * pages in all than the first level holds, every load looks up the second
+ * level, and the strided pages, one set of it, miss there once they
+ * outnumber its ways. */
+static double
+cost(struct tc *c, size_t n, size_t s, double *base)
+{
+  size_t per = c->page / 64, i, k, tot = n + c->fill;
+  double t;
+
+  if (!c->fill)
+    return xray__tlb_cost(c->m, c->off, n, s, XRAY_ARENA_SMALL, &c->rng, "tlb-stride", base);
+  for (i = 0; i < n; i++)
+    c->off[i] = (uint64_t) (i * s) * c->page + (i % per) * 64;
+  for (i = n, k = 1; i < tot; i++, k += k % 16 == 15 ? 2 : 1)
+    c->off[i] = (uint64_t) (n * s + k) * c->page + (i % per) * 64;
+  t = xray__chase_time(c->m, c->off, tot, XRAY_ARENA_SMALL, &c->rng, "tlb-set");
+  for (i = 0; i < tot; i++)
+    c->off[i] = (uint64_t) (i / per) * c->page + (i % per) * 64;
+  *base = xray__chase_time(c->m, c->off, tot, XRAY_ARENA_SMALL, &c->rng, "tlb-set");
+  return t - *base;
+}
 
 static double
 point(void *p, double x)
@@ -115,8 +144,7 @@ ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double
 
   for (r = 0; r < rounds; r++)
     for (i = 0; i < n; i++) {
-      double base, d = xray__tlb_cost(c->m, c->off, (size_t) x[i], s, XRAY_ARENA_SMALL,
-                                      &c->rng, "tlb-stride", &base);
+      double base, d = cost(c, (size_t) x[i], s, &base);
       if (isnan(d)) {
         c->failed = 1;
         return -1;
@@ -248,8 +276,11 @@ exact_entries(struct tc *c, double r, size_t below, double height, size_t *entri
     /* Around r / s: the rough count is a point on a slope that the host
      * moves (1300-1500 pages for a 2048-entry level here while the
      * sibling was busy).  Strided windows end below r pages, where a
-     * fully associative level shows at any stride. */
-    k = ramp_count(c, s, fmax(2, floor(0.5 * r / s)),
+     * fully associative level shows at any stride, and start above the
+     * level below, which (fully associative) shows at `below` pages at
+     * any stride: a fully associative second level of 1024 entries once
+     * read 512, the first level's 64 pages at stride 8. */
+    k = ramp_count(c, s, fmax(2, fmax(floor(0.5 * r / s), ceil(1.25 * (double) below))),
                    ceil(s == 1 ? 2 * r : fmin(2 * r / s, 0.75 * r)), height);
     if (k && !c->failed) {
       *entries = k * s;
@@ -367,9 +398,42 @@ tlb_run(xray_machine *m, xray_report *r)
              2 * ways > e[0] ? ", more than half the entries: fully associative" : "");
     xray__value_measured(va1, (double) (2 * ways > e[0] ? e[0] : ways), method);
   }
-  xray__value_unknown(va2, ns > 1 ? "not measured: one set's pages would have to outnumber "
-                      "the first level's entries to show past it"
-                      : "one step only in the translation cost up to 16384 pages");
+  /* Ways of the second level: pages 4096 apart again, now with a quarter
+   * more pages than the first level holds in other sets, so that every
+   * load looks the second level up; the strided pages cost a walk once
+   * they outnumber its ways.  Their first walk adds a walk per pass over
+   * all the pages (11 cycles a load here, from 7), so the step looked for
+   * is an eighth of a walk.  The ways must divide the entries (a pass in
+   * which the sibling held an entry once counted 7). */
+  if (ns > 1 && exact[1] && !c.failed) {
+    size_t w2;
+    c.fill = e[0] + e[0] / 4 + 1;
+    w2 = ramp_count(&c, WAYS_STRIDE, 1, WAYS2_MAX, (st[1].hi - st[0].hi) / 8);
+    c.fill = 0;
+    if (c.failed)
+      xray__value_unknown(va2, m->error);
+    else if (!w2)
+      xray__value_unknown(va2, "no clean step with pages 4096 apart among pages that keep "
+                          "the first level missing");
+    else if (2 * w2 > e[1])
+      xray__value_measured(va2, (double) e[1], "pages 4096 apart among pages that keep the "
+                           "first level missing: more than half the entries in one set, "
+                           "fully associative");
+    else if (e[1] % w2) {
+      snprintf(why, sizeof why, "pages 4096 apart among pages that keep the first level "
+               "missing cost from %zu pages on, and %zu ways do not divide %zu entries",
+               w2 + 1, w2, e[1]);
+      xray__value_unknown(va2, why);
+    } else {
+      snprintf(method, sizeof method, "pages 4096 apart among %zu that keep the first level "
+               "missing, one line each, less the same lines packed: walks from %zu pages on",
+               e[0] + e[0] / 4 + 1, w2 + 1);
+      xray__value_measured(va2, (double) w2, method);
+    }
+  } else
+    xray__value_unknown(va2, ns > 1 ? "needs the second level's exact entry count, which was "
+                        "not established"
+                        : "one step only in the translation cost up to 16384 pages");
   for (i = 0; i < ns && i < 2; i++) {
     if (exact[i] && stride[i] == WAYS_STRIDE)
       snprintf(method, sizeof method, "pages %d apart, one line each, less the same lines "
