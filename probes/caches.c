@@ -928,9 +928,9 @@ static int
 ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, double below,
         char *why, size_t whylen)
 {
-  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u, made = 0;
+  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
   uint64_t *set = malloc(2 * n0 * sizeof *set);
-  int agree, any;
+  int agree = 0, any = 0;
 
   if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
     free(set);
@@ -939,46 +939,37 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
     return 0;
   }
   c->tests = 0;
-  for (t = 0; t < CONFLICT_TRIES; t++) {
-    if (c->deadline > 0 && xray__now() > c->deadline) {
+  /* Until two agree; not after three that all lost their conflict (the
+   * level's conflicts are too weak to reduce: tree-PLRU of 10 ways here). */
+  for (t = 0; t < CONFLICT_TRIES && agree < 2 && (t < 3 || any); t++) {
+    int late = c->deadline > 0 && xray__now() > c->deadline;
+    if (late || c->tests > CONFLICT_TESTS) {
       free(set);
-      snprintf(why, whylen, "the time budget (--budget) was spent before two reductions "
-               "agreed");
-      return 0;
-    }
-    if (c->tests > CONFLICT_TESTS) {
-      free(set);
-      snprintf(why, whylen, "%d conflict tests were spent before two reductions agreed",
-               CONFLICT_TESTS);
+      if (late)
+        snprintf(why, whylen, "the time budget (--budget) was spent before two reductions "
+                 "agreed");
+      else
+        snprintf(why, whylen, "%d conflict tests were spent before two reductions agreed",
+                 CONFLICT_TESTS);
       return 0;
     }
     draw_pages(c, n0, pool_for(n0));
     memcpy(set, c->pool, n0 * sizeof *set);
     got[t] = reduce(c, L, set, n0, aguess, set + n0);
-    made = t + 1;
-    for (u = 0, agree = 0, any = 0; u <= t; u++) {
+    for (u = 0, agree = 0; u <= t; u++)
       agree += got[u] > 0 && got[u] == got[t];
-      any |= got[u] > 0;
-    }
-    if (agree >= 2)
-      break;
-    /* Three that all lost their conflict: the level's conflicts are too
-     * weak to reduce (tree-PLRU of 10 ways here), and two more would only
-     * take the time. */
-    if (t == 2 && !any) {
-      t = CONFLICT_TRIES;
-      break;
-    }
+    any |= got[t] > 0;
   }
-  if (t == CONFLICT_TRIES) {
+  if (agree < 2) {
     int len = snprintf(why, whylen, "no two reductions agreed (pages:");
-    for (u = 0; u < made && len > 0 && (size_t) len < whylen; u++)
+    for (u = 0; u < t && len > 0 && (size_t) len < whylen; u++)
       len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
     if (len > 0 && (size_t) len < whylen)
       snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
     free(set);
     return 0;
   }
+  t--;                                  /* the one that agreed: set holds it */
   /* A set that the level below holds whole cannot miss this level by
    * itself: it conflicted because the host's other threads took ways of
    * both for a while (8 pages, for 7 ways, once here). */

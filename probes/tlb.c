@@ -55,39 +55,16 @@ struct tc {
   size_t page;
   double hit;
   int failed;
-  size_t fill;                  /* pages that keep the first level missing (0: none) */
+  size_t fill;                  /* pages that keep the first level missing (0: none);
+                                 * see xray__tlb_cost */
 };
 
-/* The cost of translation for n pages s apart, as xray__tlb_cost, with
- * c->fill more pages in other sets of any level of 16 sets or more: page
- * numbers past the strided ones that are not multiples of 16.  With more
- * pages in all than the first level holds, every load looks up the second
- * level, and the strided pages, one set of it, miss there once they
- * outnumber its ways. */
-static double
-cost(struct tc *c, size_t n, size_t s, double *base)
-{
-  size_t per = c->page / 64, i, k, tot = n + c->fill;
-  double t;
-
-  if (!c->fill)
-    return xray__tlb_cost(c->m, c->off, n, s, XRAY_ARENA_SMALL, &c->rng, "tlb-stride", base);
-  for (i = 0; i < n; i++)
-    c->off[i] = (uint64_t) (i * s) * c->page + (i % per) * 64;
-  for (i = n, k = 1; i < tot; i++, k += k % 16 == 15 ? 2 : 1)
-    c->off[i] = (uint64_t) (n * s + k) * c->page + (i % per) * 64;
-  t = xray__chase_time(c->m, c->off, tot, XRAY_ARENA_SMALL, &c->rng, "tlb-set");
-  for (i = 0; i < tot; i++)
-    c->off[i] = (uint64_t) (i / per) * c->page + (i % per) * 64;
-  *base = xray__chase_time(c->m, c->off, tot, XRAY_ARENA_SMALL, &c->rng, "tlb-set");
-  return t - *base;
-}
 
 static double
 point(void *p, double x)
 {
   struct tc *c = p;
-  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, 1, XRAY_ARENA_SMALL, &c->rng,
+  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, 0, 1, XRAY_ARENA_SMALL, &c->rng,
                                   "tlb", &base);
 
   if (isnan(d)) {
@@ -144,7 +121,9 @@ ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double
 
   for (r = 0; r < rounds; r++)
     for (i = 0; i < n; i++) {
-      double base, d = cost(c, (size_t) x[i], s, &base);
+      double base, d = xray__tlb_cost(c->m, c->off, (size_t) x[i], c->fill, s,
+                                      XRAY_ARENA_SMALL, &c->rng,
+                                      c->fill ? "tlb-set" : "tlb-stride", &base);
       if (isnan(d)) {
         c->failed = 1;
         return -1;

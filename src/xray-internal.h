@@ -218,10 +218,12 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
 double xray__colour_miss(double k, double P, int A);
 
 /* The cost per load of translation: n lines, one in each of pages 0,
- * stride, 2 stride, ... at offsets that spread them over every L1 set,
- * less the same lines packed into the fewest pages.  The packed chain's
- * time goes to *base if not NULL.  off has room for n. */
-double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t stride,
+ * stride, 2 stride, ... and in fill more pages past them, none a multiple
+ * of 16 (so in other sets of any level of 16 sets or more than the strided
+ * ones), at offsets that spread them over every L1 set, less the same
+ * lines packed into the fewest pages.  The packed chain's time goes to
+ * *base if not NULL.  off has room for n + fill. */
+double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                       double *base);
 
