@@ -22,15 +22,31 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define NOP8 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00
+#define NOP8_ASM "{disp32} nopl 0(%rax,%rax,1)"
+#define NOP4 0x0f, 0x1f, 0x40, 0x00
+#define NOP4_ASM "{disp8} nopl 0(%rax)"
+/* jmp over two int3 bytes: a taken jump to the next statement. */
+#define JMP2 0xeb, 0x02, 0xcc, 0xcc
+#define JMP2_ASM "jmp 1f; int3; int3; 1:"
+
+/* The fetch-bound statements differ in taken jumps per 64-byte window (0,
+ * 2, 4) and in instructions per window (8, 10, 12).  A decoded-op cache
+ * ends an entry at a taken jump and at a window's end, so its reach in
+ * code bytes differs between them, while an L1I's does not: that is how
+ * the icache probe tells the two apart. */
 static const struct xray_stmt stmts[] = {
-  { "nop4", "4-byte NOP", 4, 1, { 0x0f, 0x1f, 0x40, 0x00 },
-    "{disp8} nopl 0(%rax)" },
-  { "nop8", "8-byte NOP", 8, 1, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
-    "{disp32} nopl 0(%rax,%rax,1)" },
-  { "add4", "X-Ray statement: 4 independent register adds", 12, 4,
+  { "nop4", "4-byte NOP", 4, 1, 0, { NOP4 }, NOP4_ASM },
+  { "nop8", "8-byte NOP", 8, 1, 0, { NOP8 }, NOP8_ASM },
+  { "j32", "three 8-byte NOPs, a 4-byte NOP and a taken jump", 32, 5, 1,
+    { NOP8, NOP8, NOP8, NOP4, JMP2 },
+    NOP8_ASM "; " NOP8_ASM "; " NOP8_ASM "; " NOP4_ASM "; " JMP2_ASM },
+  { "j16", "an 8-byte NOP, a 4-byte NOP and a taken jump", 16, 3, 1, { NOP8, NOP4, JMP2 },
+    NOP8_ASM "; " NOP4_ASM "; " JMP2_ASM },
+  { "add4", "X-Ray statement: 4 independent register adds", 12, 4, 0,
     { 0x48, 0x01, 0xc1, 0x48, 0x01, 0xc2, 0x48, 0x01, 0xc6, 0x49, 0x01, 0xc0 },
     "add %rax,%rcx; add %rax,%rdx; add %rax,%rsi; add %rax,%r8" },
-  { "addchain", "dependent register add", 3, 1, { 0x48, 0x01, 0xd0 },
+  { "addchain", "dependent register add", 3, 1, 0, { 0x48, 0x01, 0xd0 },
     "add %rdx,%rax" },
 };
 static const unsigned char head[] = { 0xff, 0xe6 };             /* jmp *%rsi */

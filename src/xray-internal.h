@@ -21,7 +21,8 @@ struct xray_stmt {
   const char *desc;
   unsigned len;                 /* code bytes */
   unsigned ops;                 /* instructions */
-  unsigned char bytes[16];
+  unsigned jumps;               /* taken jumps (each ends an op-cache entry) */
+  unsigned char bytes[32];
   const char *asm_text;         /* the same instruction(s) for GNU as */
 };
 
