@@ -5,7 +5,16 @@
  *
  * Spec: comma-separated items
  *   l1i=SIZE:WAYS:LINE[:POLICY]   instruction cache (POLICY lru, plru, random)
- *   uop=OPS                       decoded-op cache holding OPS operations
+ *   uop=OPS[:PER_ENTRY[:incl|excl]]
+ *                                 decoded-op cache holding OPS operations; with
+ *                                 PER_ENTRY, in entries of at most that many
+ *                                 ops, one or more per 64-byte window, ended
+ *                                 by a taken jump (AMD's op caches); incl: it
+ *                                 serves a loop only while the L1I holds it
+ *                                 too (default), excl: on its own
+ *   fetch=OC:DECODE:BYTES:TAKEN   per cycle: ops the op cache delivers (6),
+ *                                 instructions decoded (4), bytes fetched from
+ *                                 the L1I (32), taken jumps (0: no limit)
  *   penalty=CYCLES                cost of an L1I miss per line (default line/16)
  *   l1d=SIZE:WAYS:LINE[:POLICY[:LATENCY]]   data caches, in order (default
  *   l2=..., l3=..., l4=...                  latencies 4, 12, 40, 80 cycles)
@@ -73,6 +82,9 @@ struct sim {
   int pf_next, pf_stride;
   uint64_t pf_last, pf_delta;
   unsigned long uop_ops;        /* 0: no op cache */
+  unsigned long uop_entry;      /* ops per entry; 0: only the op count limits */
+  int uop_excl;                 /* serves loops the L1I does not hold */
+  double fetch[4];              /* op cache, decode, L1I bytes, taken jumps */
   double penalty;               /* cycles per missed line; 0: line / 16 */
   double noise, spikes;
   uint64_t rng;
@@ -368,6 +380,59 @@ level_of(const char *item)
   return -1;
 }
 
+/* uop=OPS[:PER_ENTRY[:incl|excl]] */
+static int
+parse_uop(struct sim *m, char *val, char *err, size_t errlen)
+{
+  char *f[3] = { val, NULL, NULL }, *c;
+  int k;
+
+  for (k = 1; k < 3 && (c = strchr(f[k - 1], ':')); k++) {
+    *c = 0;
+    f[k] = c + 1;
+  }
+  if (strchr(f[2] ? f[2] : "", ':')) {
+    snprintf(err, errlen, "uop: expected OPS[:PER_ENTRY[:incl|excl]], e.g. uop=6K:8:excl");
+    return -1;
+  }
+  if (parse_size(f[0], "uop ops", &m->uop_ops, err, errlen)
+      || (f[1] && parse_size(f[1], "uop ops per entry", &m->uop_entry, err, errlen)))
+    return -1;
+  if (f[2] && strcmp(f[2], "incl") && strcmp(f[2], "excl")) {
+    snprintf(err, errlen, "uop: '%s' is not incl or excl", f[2]);
+    return -1;
+  }
+  m->uop_excl = f[2] && strcmp(f[2], "excl") == 0;
+  if (m->uop_entry > m->uop_ops) {
+    snprintf(err, errlen, "uop: %lu ops per entry, more than the %lu ops it holds",
+             m->uop_entry, m->uop_ops);
+    return -1;
+  }
+  return 0;
+}
+
+/* fetch=OC:DECODE:BYTES:TAKEN, per cycle; TAKEN may be 0 (no limit). */
+static int
+parse_fetch(struct sim *m, const char *val, char *err, size_t errlen)
+{
+  const char *p = val;
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p || !(v >= 0) || v > 1024 || (v == 0 && i < 3)
+        || *end != (i < 3 ? ':' : 0)) {
+      snprintf(err, errlen, "fetch=%s: expected OC:DECODE:BYTES:TAKEN per cycle, "
+               "e.g. fetch=6:4:32:1 (TAKEN 0: no limit)", val);
+      return -1;
+    }
+    m->fetch[i] = v;
+    p = end + 1;
+  }
+  return 0;
+}
+
 static int
 parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
 {
@@ -394,7 +459,10 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       m->have_l1i = 1;
     } else if (strcmp(item, "uop") == 0) {
-      if (parse_size(eq, "uop ops", &m->uop_ops, err, errlen))
+      if (parse_uop(m, eq, err, errlen))
+        goto out;
+    } else if (strcmp(item, "fetch") == 0) {
+      if (parse_fetch(m, eq, err, errlen))
         goto out;
     } else if (strcmp(item, "penalty") == 0) {
       if (parse_size(eq, "penalty cycles", &v, err, errlen))
@@ -463,7 +531,7 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       m->cpu_items = 1;
     } else {
-      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, penalty, l1d, l2, "
+      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, l1d, l2, "
                "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
                "tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, cpus, smt, "
                "noise, spikes, seed)", item);
@@ -497,11 +565,34 @@ add_noise(struct sim *m, double cyc)
   return cyc;
 }
 
-/* Fetch model: an op-cache hit delivers 6 ops per cycle, the decoders 4
- * instructions per cycle from at most 32 bytes per cycle of L1I, and a line
- * that misses the L1I costs the penalty (by default line/16 cycles: 16
- * bytes per cycle from L2).  These are Zen 3's figures, so that simulated
- * curves look like real ones. */
+/* Fetch model.  The op cache serves the loop when it holds all of it
+ * (and, unless exclusive, the L1I does too), at fetch[0] ops per cycle;
+ * otherwise the decoders take fetch[1] instructions per cycle from at most
+ * fetch[2] bytes per cycle of L1I, and a line that misses the L1I costs the
+ * penalty (by default line/16 cycles: 16 bytes per cycle from L2).  Either
+ * way at most fetch[3] taken jumps per cycle.  The defaults are Zen 3's
+ * figures, so that simulated curves look like real ones.  With ops per
+ * entry given, the op cache counts entries: each 64-byte window needs one
+ * per run of code between taken jumps, and more where a run has more ops
+ * than an entry holds. */
+static int
+uop_holds(const struct sim *m, const struct xray_stmt *s, size_t n, double ops)
+{
+  double per_win, runs, windows;
+
+  if (!m->uop_ops)
+    return 0;
+  if (!m->uop_entry)
+    return ops <= (double) m->uop_ops;
+  per_win = 64.0 / s->len;
+  runs = s->jumps ? per_win * s->jumps : 1;
+  if (runs < 1)
+    runs = 1;
+  windows = ceil(((double) n * s->len + XRAY_LOOP_TAIL_BYTES) / 64);
+  return windows * runs * ceil(per_win * s->ops / runs / (double) m->uop_entry)
+         <= (double) (m->uop_ops / m->uop_entry);
+}
+
 static double
 sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
@@ -510,7 +601,8 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   const unsigned long end = 1UL << 30;
   unsigned long first = (end - n * s->len) / m->l1i.line;
   unsigned long last = (end + tail_bytes - 1) / m->l1i.line;
-  double ops = (double) n * s->ops + tail_ops, misses, lines, cyc;
+  double ops = (double) n * s->ops + tail_ops, taken = (double) n * s->jumps + 1;
+  double misses, lines, cyc;
 
   if (!m->have_l1i) {
     snprintf(base->error, sizeof base->error,
@@ -520,13 +612,15 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 
   misses = cache_sweep_misses(&m->l1i, first, last);
   lines = (double) (last - first + 1);
-  if (m->uop_ops && ops <= (double) m->uop_ops && misses == 0)
-    cyc = ops / 6;
+  if (uop_holds(m, s, n, ops) && (m->uop_excl || misses == 0))
+    cyc = ops / m->fetch[0];
   else {
     double penalty = m->penalty > 0 ? m->penalty : (double) m->l1i.line / 16;
-    double fetch = (lines - misses) * (double) m->l1i.line / 32 + misses * penalty;
-    cyc = ops / 4 > fetch ? ops / 4 : fetch;
+    double fetch = (lines - misses) * (double) m->l1i.line / m->fetch[2] + misses * penalty;
+    cyc = fmax(ops / m->fetch[1], fetch);
   }
+  if (m->fetch[3] > 0)
+    cyc = fmax(cyc, taken / m->fetch[3]);
   return add_noise(m, cyc / (double) n);
 }
 
@@ -887,6 +981,9 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   }
   m->noise = 0.01;
   m->spikes = 0.02;
+  m->fetch[0] = 6;
+  m->fetch[1] = 4;
+  m->fetch[2] = 32;
   m->rng = 0x2545f4914f6cdd1dULL;
   m->prng = 0x853c49e6748fea9bULL;
   m->mem = 200;

@@ -163,6 +163,10 @@ test_spec(void)
   bad_spec("l1i=32K:8:64,l1i=16K:4:64", "given twice");
   bad_spec("l1i=32K:8:64,noise=abc", "not a percentage");
   bad_spec("l1i", "LEVEL=VALUE");
+  bad_spec("l1i=32K:8:64,uop=4K:8:both", "not incl or excl");
+  bad_spec("l1i=32K:8:64,uop=64:128", "more than the 64 ops it holds");
+  bad_spec("l1i=32K:8:64,fetch=6:4:32", "OC:DECODE:BYTES:TAKEN");
+  bad_spec("l1i=32K:8:64,fetch=6:0:32:1", "OC:DECODE:BYTES:TAKEN");
 }
 
 static char *
@@ -251,7 +255,7 @@ test_gen(void)
 int
 main(void)
 {
-  tap_plan(48);
+  tap_plan(52);
   test_smooth();
   test_steps();
   test_refine();
