@@ -86,6 +86,32 @@ level_above(struct ctx *c, double x)
   return xray__median(y, 3);
 }
 
+/* The onset of a sharp edge: the largest loop in [a, x] (a low, x the
+ * last point below three quarters of the step) whose median time stays
+ * within ONSET of the step above the low level.  A set-associative L1I
+ * misses first in the few sets a loop just over its size over-fills, and
+ * a kernel with time to spare (decode- or jump-bound) hides those first
+ * misses, so three quarters of the step lies well past the capacity. */
+#define ONSET 0.15
+
+static double
+onset(struct ctx *c, double a, double x, double thr)
+{
+  while (x - a > 64) {
+    double mid = floor((a + x) / 128) * 64, y[3];
+    int k;
+    if (mid <= a)
+      break;
+    for (k = 0; k < 3; k++)
+      y[k] = point(c, mid);
+    if (xray__median(y, 3) <= thr)
+      a = mid;
+    else
+      x = mid;
+  }
+  return a;
+}
+
 /* Capacity in bytes of the edge of step st on curve cv, measured up from
  * level lo (the plateau, or the decoders' rate for the L1I edge, so that an
  * op-cache edge just below it is not taken for it).  A sharp edge after
@@ -110,56 +136,144 @@ edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, d
     a = x + 64;
     lo = above;
   }
+  x = onset(c, a, x, lo + ONSET * (st->hi - lo));
   /* x is the largest full-speed loop: count the blocks it touches. */
   return ceil(loop_bytes(c->s, stmts_for(c->s, x)) / 64) * 64;
 }
 
+/* The fetch-bound kernels.  They differ in taken jumps and instructions
+ * per 64-byte window, so an op cache (which ends an entry at a taken jump
+ * and at a window's end) reaches a different code size in each; the L1I
+ * holds the same bytes whatever they encode.  An edge is the L1I's only
+ * where two of them step at the same code size. */
+static const char *const fetch_kernels[] = { "nop8", "j32", "j16" };
+#define NFETCH (sizeof fetch_kernels / sizeof *fetch_kernels)
+#define MAX_EDGES 4
+/* Another kernel shares an edge of the 8-byte NOPs when it steps at most
+ * 12 % below it or 20 % above it.  The others have more instructions (10
+ * and 12 against 8) and more taken jumps (2 and 4 against none) per
+ * 64-byte window, so an op cache limited by instructions reaches 20 % or
+ * more less far in them, and one that ends an entry at a taken jump half
+ * as far or less; the L1I holds the same bytes.  Their L1I edge may show
+ * late (a kernel with time to spare hides the first misses, as under
+ * random replacement or in a direct-mapped L1I), or a little early (where
+ * an op cache serves some of the 8-byte NOPs' windows). */
+#define BELOW 0.12
+#define ABOVE 0.20
+
+static int
+shares(double x, double edge)
+{
+  return x >= edge * (1 - BELOW) && x <= edge * (1 + ABOVE);
+}
+
 /* One determination of both capacities from fresh scans.  Returns -1 if
- * generated code cannot run; NAN for a capacity with no edge. */
+ * generated code cannot run; NAN for a capacity with no edge, with the
+ * reason in why. */
 struct once {
   double l1i, uop;
   int l1i_gradual, uop_gradual;
+  char why[200];
 };
+
+/* Every fetch-bound edge of one kernel's curve, in bytes, ascending.  A
+ * step well past floor_x is measured up from at least floor_lo. */
+static int
+edges_of(struct ctx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
+         int *gradual, int max)
+{
+  struct xray__curve cv = { 0 };
+  struct xray__step st[8];
+  size_t ns, i;
+  int n = 0;
+
+  if (scan(c, &cv, hi_bytes)) {
+    xray__curve_free(&cv);
+    return -1;
+  }
+  ns = xray__find_steps(&cv, 0.25, st, 8);
+  for (i = 0; i < ns && n < max; i++) {
+    double lo = cv.x[st[i].first_high] > 1.25 * floor_x ? fmax(st[i].lo, floor_lo) : st[i].lo;
+    double x = edge(c, &cv, &st[i], lo, &gradual[n]);
+    if (n == 0 || x > e[n - 1] * (1 + AGREE))
+      e[n++] = x;
+  }
+  xray__curve_free(&cv);
+  return n;
+}
 
 static int
 measure_once(xray_machine *m, struct once *o)
 {
-  struct ctx c8 = { m, xray__stmt_find("nop8") }, c4 = { m, xray__stmt_find("nop4") };
-  struct xray__curve cv8 = { 0 }, cv4 = { 0 };
-  struct xray__step st8[8], st4[8];
-  size_t n8, n4, i;
-  double decode;
-  int rc = -1;
+  struct ctx c4 = { m, xray__stmt_find("nop4") };
+  struct xray__curve cv4 = { 0 };
+  struct xray__step st4;
+  double e[NFETCH][MAX_EDGES], decode, decode_x;
+  size_t n4;
+  int g[NFETCH][MAX_EDGES], ne[NFETCH];
+  size_t i, j;
+  int a, b, rc = -1;
+  char *w = o->why;
+  size_t wl = sizeof o->why;
 
   o->l1i = o->uop = NAN;
-  if (scan(&c4, &cv4, 256 * 1024) || scan(&c8, &cv8, 1024 * 1024))
+  o->why[0] = 0;
+  /* The 4-byte NOPs first: past their op-cache edge they run at the
+   * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
+   * measured where it lies well past that edge (so that an op-cache edge
+   * just below it is not taken for it); both are one instruction per
+   * statement.  Where the 4-byte NOPs step at the same place, their step
+   * is the L1I's (a slow L2) and gives no decoders' rate. */
+  if (scan(&c4, &cv4, 256 * 1024))
     goto out;
-  n4 = xray__find_steps(&cv4, 0.25, st4, 8);
-  n8 = xray__find_steps(&cv8, 0.25, st8, 8);
-
-  /* Op cache: the first step of the 4-byte curve, unless the 8-byte curve
-   * steps at the same code size: an edge bound by bytes, not by ops, is
-   * the L1I's (seen where the L2 cannot feed even 4-byte NOPs). */
-  for (i = 0; n4 > 0 && i < n8; i++)
-    if (fabs(cv8.x[st8[i].first_high] - cv4.x[st4[0].first_high])
-        <= 0.1 * cv4.x[st4[0].first_high])
-      n4 = 0;
-  if (n4 > 0) {
-    o->uop = edge(&c4, &cv4, &st4[0], st4[0].lo, &o->uop_gradual) / c4.s->len * c4.s->ops;
-    decode = st4[0].hi;
-  } else {
-    o->uop = 0;
-    decode = cv4.y[0];
+  n4 = xray__find_steps(&cv4, 0.25, &st4, 1);
+  decode = n4 > 0 ? st4.hi : 0;
+  decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
+  /* The others only as far as twice the 8-byte NOPs' last edge (at least
+   * 256 KB): their large loops cost the most time. */
+  for (i = 0; i < NFETCH; i++) {
+    struct ctx c = { m, xray__stmt_find(fetch_kernels[i]) };
+    double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
+    if ((ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
+                          e[i], g[i], MAX_EDGES)) < 0)
+      goto out;
   }
-  for (i = 0; i < n8; i++)
-    if (st8[i].hi > 1.25 * decode) {
-      o->l1i = edge(&c8, &cv8, &st8[i], st8[i].lo > decode ? st8[i].lo : decode,
-                    &o->l1i_gradual);
-      break;
+  /* The smallest edge of the 8-byte NOPs that another kernel shares, and
+   * of the two the smaller: where an op cache serves some of the 8-byte
+   * NOPs' windows the L1I edge shows late in them, and where a kernel has
+   * time to spare (decode- or jump-bound) it hides the first misses. */
+  for (a = ne[0] - 1; a >= 0; a--)
+    for (j = 1; j < NFETCH; j++)
+      for (b = 0; b < ne[j]; b++)
+        if (shares(e[j][b], e[0][a])) {
+          o->l1i = fmin(e[0][a], e[j][b]);
+          o->l1i_gradual = g[0][a];
+        }
+  if (isnan(o->l1i)) {
+    size_t len = (size_t) snprintf(w, wl, "no two kernels step at one code size (");
+    for (i = 0; i < NFETCH && len < wl; i++) {
+      len += (size_t) snprintf(w + len, wl - len, "%s%s:", i ? "; " : "", fetch_kernels[i]);
+      for (a = 0; a < ne[i] && len < wl; a++)
+        len += (size_t) snprintf(w + len, wl - len, " %.0f", e[i][a]);
+      if (ne[i] == 0 && len < wl)
+        len += (size_t) snprintf(w + len, wl - len, " none");
     }
+    if (len < wl)
+      snprintf(w + len, wl - len, " bytes): their edges are the op cache's, which holds "
+               "more of this code than any L1I edge seen");
+  }
+
+  /* Op cache: the first step of the 4-byte curve, unless it is the L1I
+   * edge (an op cache, if any, then holds at least as much of this code
+   * as the L1I: its size is not seen). */
+  if (n4 > 0) {
+    double x = edge(&c4, &cv4, &st4, st4.lo, &o->uop_gradual);
+    if (!shares(x, o->l1i))
+      o->uop = x / c4.s->len * c4.s->ops;
+  } else
+    o->uop = 0;
   rc = 0;
 out:
-  xray__curve_free(&cv8);
   xray__curve_free(&cv4);
   return rc;
 }
@@ -173,11 +287,19 @@ describe(xray_value *v, const xray_machine *m, const char *stmt, const double *r
   size_t len;
   int i;
 
-  snprintf(v->method, sizeof v->method,
-           "%s, %s (%u code bytes, %u op per statement); %s edge; %s after %d run%s:",
-           m->simulated ? "simulated machine" : "x86-64 machine code", s->desc, s->len, s->ops,
-           gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
-           n, n == 1 ? "" : "s");
+  if (s)
+    snprintf(v->method, sizeof v->method,
+             "%s, %s (%u code bytes, %u op per statement); %s edge; %s after %d run%s:",
+             m->simulated ? "simulated machine" : "x86-64 machine code", s->desc, s->len, s->ops,
+             gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
+             n, n == 1 ? "" : "s");
+  else
+    snprintf(v->method, sizeof v->method,
+             "%s, loops of 8-byte NOPs and of NOPs with 2 and 4 taken jumps per 64 bytes: "
+             "the smallest edge two of them share; %s edge; %s after %d run%s:",
+             m->simulated ? "simulated machine" : "x86-64 machine code",
+             gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
+             n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
     snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] ? "" : "?");
 }
@@ -198,12 +320,24 @@ consensus(const double *runs, const int *clean, int n, double *out)
          || xray__consensus(runs, (size_t) n, 4, AGREE, out);
 }
 
+/* Settled as unknown: three runs saw no edge of the value's own, and they
+ * are at least half of all runs. */
+static int
+unseen(const double *runs, int n)
+{
+  int i, k = 0;
+
+  for (i = 0; i < n; i++)
+    k += isnan(runs[i]);
+  return k >= 3 && 2 * k >= n;
+}
+
 static int
 confirmed(const double *runs, const int *clean, int n)
 {
   double c;
 
-  return consensus(runs, clean, n, &c);
+  return consensus(runs, clean, n, &c) || unseen(runs, n);
 }
 
 /* Report the consensus, or the median of all runs marked unconfirmed. */
@@ -220,7 +354,7 @@ conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
   if (!confirmed && k > 0)
     c = xray__median(ok, (size_t) k);
   describe(v, m, stmt, runs, clean, n, confirmed, gradual);
-  if (k == 0) {
+  if (k == 0 || (!confirmed && unseen(runs, n))) {
     snprintf(v->reason, sizeof v->reason, "%s", none);
     return;
   }
@@ -340,9 +474,10 @@ icache_run(xray_machine *m, xray_report *r)
     if (confirmed(l1, clean, n) && confirmed(up, clean, n))
       break;
   }
-  conclude(l1i, m, "nop8", l1, clean, n, o.l1i_gradual,
-           "no fetch-bound step in loops of 1 KB to 1 MB of 8-byte NOPs");
-  conclude(uop, m, "nop4", up, clean, n, o.uop_gradual, "no op-cache edge found");
+  conclude(l1i, m, "fetch", l1, clean, n, o.l1i_gradual, o.why);
+  conclude(uop, m, "nop4", up, clean, n, o.uop_gradual,
+           "4-byte NOP loops step only at the L1I edge: an op cache, if any, holds at "
+           "least as much of this code as the L1I, and its size is not seen");
   return 0;
 }
 

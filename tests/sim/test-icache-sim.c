@@ -47,6 +47,55 @@ static const char *const specs[] = {
   "l1i=40K:10:64,uop=3072,penalty=6",
 };
 
+/* Front ends modelled on real cores, where the L1I must be right or
+ * unknown with the reason, never an op cache's reach: AMD op caches end an
+ * entry at a taken jump and at a 64-byte window's end.  Zen 3-like (4K
+ * ops, inclusive), Zen 4-like (6912 ops, 9 per entry), and Zen 5-like: 6K
+ * ops that serve loops the L1I does not hold, so 8-byte NOPs run from the
+ * op cache out to 48 KB, past the 32 KB L1I. */
+static const struct {
+  const char *spec;
+  int must_know;                /* the L1I must be found, not only be right or unknown */
+} front_ends[] = {
+  { "l1i=32K:8:64,uop=4K:8,fetch=6:4:32:1,penalty=4", 0 },
+  { "l1i=32K:8:64,uop=6912:9,fetch=9:4:32:1,penalty=4", 0 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4", 0 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=3", 0 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4,noise=3,spikes=5,seed=21", 0 },
+  { "l1i=48K:12:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=5", 0 },
+  { "l1i=32K:8:64,uop=4K:8,fetch=6:4:32:0,penalty=4", 1 },
+};
+
+static void
+test_front_ends(void)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof front_ends / sizeof *front_ends; i++) {
+    char err[256] = "";
+    xray_machine *m = xray_machine_simulated(front_ends[i].spec, err, sizeof err);
+    static xray_report r;
+    const xray_value *l1i;
+    double truth;
+
+    if (!m) {
+      tap_ok(0, "%s: %s", front_ends[i].spec, err);
+      continue;
+    }
+    xray_report_init(&r);
+    xray_probe_run(xray_probe_find("icache"), m, &r);
+    l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
+    xray__sim_truth(m, "XRAY_L1I_SIZE", &truth);
+    if (l1i->source == XRAY_SOURCE_UNKNOWN || l1i->unconfirmed)
+      tap_ok(!front_ends[i].must_know && l1i->reason[0] != 0,
+             "%s: L1I unknown or unconfirmed (%s)", front_ends[i].spec,
+             l1i->reason[0] ? l1i->reason : "no reason");
+    else
+      tap_near(l1i->value, truth, 0.03, front_ends[i].spec);
+    xray_machine_free(m);
+  }
+}
+
 /* The portable C path, where even X-Ray's add statement is fetch-bound
  * (a slow L2).  Bisection without the transition fit: 5 %. */
 static const char *const c_specs[] = {
@@ -99,8 +148,10 @@ main(void)
 {
   size_t i, n = sizeof specs / sizeof *specs;
 
-  tap_plan((int) (2 * n + sizeof c_specs / sizeof *c_specs + 1));
+  tap_plan((int) (2 * n + sizeof c_specs / sizeof *c_specs + 1
+                  + sizeof front_ends / sizeof *front_ends));
   test_c_path();
+  test_front_ends();
   for (i = 0; i < n; i++) {
     char err[256] = "", what[160];
     xray_machine *m = xray_machine_simulated(specs[i], err, sizeof err);
@@ -123,7 +174,11 @@ main(void)
     tap_near(l1i->value, truth_l1i, 0.03, what);
     snprintf(what, sizeof what, "%s op cache", specs[i]);
     if (truth_uop == 0)
-      tap_ok(uop->value == 0, "%s: got %g, want 0 (none)", what, uop->value);
+      /* Where the 4-byte NOPs step only at the L1I edge (a slow L2), no
+       * op cache and one that holds as much as the L1I look alike. */
+      tap_ok(uop->value == 0 || (uop->source == XRAY_SOURCE_UNKNOWN
+                                 && strstr(uop->reason, "its size is not seen")),
+             "%s: got %g (%s), want 0 (none) or unknown", what, uop->value, uop->reason);
     else
       tap_near(uop->value, truth_uop, 0.03, what);
     xray_machine_free(m);
