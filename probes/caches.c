@@ -321,6 +321,9 @@ struct fit {
   int n;                                /* points fitted */
 };
 
+/* The widest step one level makes, as a factor in pages. */
+#define MERGED_SPAN 6
+
 /* A fit is trusted when it explains the transition within this RMS miss
  * fraction, and its associativity when the next best A fits this much
  * worse (WAYS_SEPARATION: a 36 MB 12-way level with few draws fitted 13
@@ -1102,6 +1105,16 @@ caches_run(xray_machine *m, xray_report *r)
       L[i].line = line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
     }
   }
+  /* Under random page placement one level's step spans a few octaves at
+   * most; one that spans more is two levels seen as one (a shared L3 of
+   * which other tenants leave little, just past the L2: its capacity read
+   * 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither the level count
+   * nor any capacity from it holds. */
+  for (i = 1; i < nl && !why[0] && !c->failed; i++)
+    if (c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k)
+      snprintf(why, sizeof why, "the step after level %d spans %.0f-%.0f pages, more than "
+               "a factor %d: two levels may have merged into one (a shared level other "
+               "tenants leave little of)", i, c->pt[L[i].a].k, c->pt[L[i].b].k, MERGED_SPAN);
   if (why[0])
     xray__value_unknown(vlev, why);
   else if (!S->settled) {

@@ -9,6 +9,11 @@
 #undef XRAY_NUM_CPUS
 #include "xray_config.h"
 
+/* An unknown value is left undefined: the consumer's own default applies. */
+#ifndef XRAY_UOP_CACHE_OPS
+#define XRAY_UOP_CACHE_OPS -1
+#endif
+
 int
 main(void)
 {
