@@ -86,30 +86,54 @@ level_above(struct ctx *c, double x)
   return xray__median(y, 3);
 }
 
-/* The onset of a sharp edge: the largest loop in [a, x] (a low, x the
- * last point below three quarters of the step) whose median time stays
- * within ONSET of the step above the low level.  A set-associative L1I
- * misses first in the few sets a loop just over its size over-fills, and
- * a kernel with time to spare (decode- or jump-bound) hides those first
- * misses, so three quarters of the step lies well past the capacity. */
-#define ONSET 0.15
+/* The onset of an edge: the largest loop in [a, x] (a on the low plateau,
+ * x past the onset) whose median time stays within ONSET of the low level,
+ * or within the noise of a median if that is more.  The first misses cost
+ * little: a set-associative L1I misses first in the few sets a loop just
+ * over its size over-fills, and where an op cache serves part of the loop
+ * or the kernel has time to spare (decode- or jump-bound) the time rises
+ * by a few per cent long before it reaches the next level. */
+#define ONSET 0.03
+#define ONSET_DRAWS 5
 
 static double
 onset(struct ctx *c, double a, double x, double thr)
 {
   while (x - a > 64) {
-    double mid = floor((a + x) / 128) * 64, y[3];
+    double mid = floor((a + x) / 128) * 64, y[ONSET_DRAWS];
     int k;
     if (mid <= a)
       break;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < ONSET_DRAWS; k++)
       y[k] = point(c, mid);
-    if (xray__median(y, 3) <= thr)
+    if (xray__median(y, ONSET_DRAWS) <= thr)
       a = mid;
     else
       x = mid;
   }
   return a;
+}
+
+/* The level the onset is measured from, lo, raised by ONSET or by 2.5
+ * standard deviations of a median of ONSET_DRAWS points, whichever is
+ * more; the deviation is estimated (from the median absolute deviation)
+ * over the octave of the curve below the step. */
+static double
+onset_threshold(const struct xray__curve *cv, const struct xray__step *st, double lo)
+{
+  double d[64], y[64], med, sigma;
+  size_t i, n = 0;
+
+  for (i = 0; i <= st->last_low && n < 64; i++)
+    if (cv->x[i] >= cv->x[st->last_low] / 2)
+      y[n++] = cv->y[i];
+  if (n < 4)
+    return lo * (1 + ONSET);
+  med = xray__median(y, n);
+  for (i = 0; i < n; i++)
+    d[i] = fabs(y[i] - med);
+  sigma = 1.4826 * xray__median(d, n);
+  return lo + fmax(ONSET * lo, 2.5 * 1.25 * sigma / sqrt(ONSET_DRAWS));
 }
 
 /* Capacity in bytes of the edge of step st on curve cv, measured up from
@@ -123,9 +147,10 @@ static double
 edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, double lo,
      int *gradual)
 {
-  double a = cv->x[st->last_low], b = cv->x[st->first_high], x = a, above;
+  double a = cv->x[st->last_low], b = cv->x[st->first_high], x = a, above, thr;
   int tries;
 
+  thr = onset_threshold(cv, st, lo);
   for (tries = 0; tries < 3; tries++) {
     x = xray__refine_edge(a, b, lo, st->hi, 64, point, c, gradual);
     if (*gradual)
@@ -133,10 +158,14 @@ edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, d
     above = level_above(c, x);
     if (above >= st->hi - 0.25 * (st->hi - lo) || x + 256 >= b)
       break;
+    /* A lower edge: the next is measured up from the level above it. */
     a = x + 64;
     lo = above;
+    thr = lo * (1 + ONSET);
   }
-  x = onset(c, a, x, lo + ONSET * (st->hi - lo));
+  /* The last loop below three quarters of the step lies past the first
+   * misses: search below it. */
+  x = onset(c, a, x + 64, thr);
   /* x is the largest full-speed loop: count the blocks it touches. */
   return ceil(loop_bytes(c->s, stmts_for(c->s, x)) / 64) * 64;
 }
@@ -263,12 +292,15 @@ measure_once(xray_machine *m, struct once *o)
                "more of this code than any L1I edge seen");
   }
 
-  /* Op cache: the first step of the 4-byte curve, unless it is the L1I
-   * edge (an op cache, if any, then holds at least as much of this code
+  /* Op cache: the first step of the 4-byte curve, unless the 8-byte NOPs
+   * step there too: an edge bound by bytes, not by instructions, is the
+   * L1I's (an op cache, if any, then holds at least as much of this code
    * as the L1I: its size is not seen). */
   if (n4 > 0) {
     double x = edge(&c4, &cv4, &st4, st4.lo, &o->uop_gradual);
-    if (!shares(x, o->l1i))
+    for (a = 0; a < ne[0] && !shares(x, e[0][a]); a++)
+      ;
+    if (a == ne[0])
       o->uop = x / c4.s->len * c4.s->ops;
   } else
     o->uop = 0;
