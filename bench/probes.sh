@@ -5,7 +5,8 @@
 # that the cores probe still sees every CPU).  For each value: the distinct
 # results with their counts, and the OS view; for each probe: the wall time
 # of 'xray PROBE' (process start and clock calibration included), mean and
-# maximum.  Numbers, not pass/fail.
+# maximum.  A value xray did not confirm is marked '?'.  Numbers, not
+# pass/fail.
 #
 # Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
@@ -49,6 +50,7 @@ series() {
                          v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v); next }
            n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o);
                          if (o ~ /^\{"value": /) { sub(/^\{"value": /, "", o); sub(/,.*/, "", o) } else o = "-";
+                         if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
                          print n, v, o; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
     done
     i=$((i + 1))
