@@ -94,8 +94,10 @@ ax_xray_run ()
   _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]*])
   AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_key 2>&AS_MESSAGE_LOG_FD], [
     cat conftest.xray-$ax_xray_key >&AS_MESSAGE_LOG_FD
-    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_key`"
-    ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_key`"
+    # One name a word: the lists are matched as " NAME ", so the lines
+    # become words.
+    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_key | tr '\012' ' '`"
+    ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_key | tr '\012' ' '`"
     # Only NAME=NUMBER lines are evaluated.
     eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
     eval "ax_xray_s_$ax_xray_key=\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_key\`"
@@ -181,6 +183,10 @@ AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
                      [ax_xray_how="$ax_xray_how, UNCONFIRMED"])],
             [$1=unknown; ax_xray_how=`ax_xray_why $2 $3`
              test -n "$ax_xray_how" || ax_xray_how="could not be measured"])])])
+# A value the engine could not confirm is shown, not defined: the
+# consumer's own default is safer than a number repeated runs disagreed on.
+ax_xray_unsure=
+AS_CASE([$ax_xray_how], [*UNCONFIRMED*], [ax_xray_unsure=$$1; $1=unknown])
 AS_IF([test "x$$1" = xunknown], [ax_xray_known=no],
   [ax_xray_valid "$7" "$$1"], [ax_xray_known=yes],
   [AC_MSG_RESULT([invalid])
@@ -189,12 +195,14 @@ m4_popdef([_ax_xray_what])dnl
 AS_IF([test "x$ax_xray_src_$2" = xoverride], [ax_xray_how="override"])
 AS_IF([test $ax_xray_known = yes],
   [AC_MSG_RESULT([$$1 $6 ($ax_xray_how)])
-   AS_CASE([$ax_xray_how], [*UNCONFIRMED*],
-     [AC_MSG_WARN([$5: repeated runs disagreed (was the machine busy?); re-run configure, or set --with-xray-$4=N])])
    AC_DEFINE_UNQUOTED([$2], [$$1], [$5, in $6 (xray)])
    $2=$$1
    ax_xray_defs="$ax_xray_defs
 $2|$$1|$5, in $6"],
+  [test -n "$ax_xray_unsure"],
+  [AC_MSG_RESULT([$ax_xray_unsure $6 ($ax_xray_how; left undefined)])
+   AC_MSG_WARN([$5: repeated runs disagreed (was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])
+   $2=],
   [AC_MSG_RESULT([unknown ($ax_xray_how)])
    AC_MSG_WARN([$5 is unknown: set it with --with-xray-$4=N or $1=N])
    $2=])
