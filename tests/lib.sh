@@ -16,3 +16,44 @@ finish() { exit $((tap_failed > 0)); }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' 0
 trap 'rm -rf "$tmp"; exit 130' 1 2 15
+
+# This CPU as tests/data/cpus.tsv names it: VENDOR FAMILY MODEL.
+cpu_id() {
+  awk -F': *' '$1 ~ /^vendor_id/ && !v { v = $2 }
+    $1 ~ /^cpu family/ && f == "" { f = $2 }
+    $1 ~ /^model[ \t]*$/ && m == "" { m = $2 }
+    $1 ~ /^CPU implementer/ && !v { v = "arm:" $2; f = "-" }
+    $1 ~ /^CPU part/ && m == "" { m = $2 }
+    END { if (v != "") print v, f, m }' /proc/cpuinfo 2>/dev/null
+}
+# published NAME: the published figure of NAME for this CPU, or nothing;
+# published_source NAME: where it was published.
+cpus_tsv=${XRAY_CPUS_TSV:-$top_srcdir/tests/data/cpus.tsv}
+published_row() {
+  set -- "$1" $(cpu_id)
+  [ $# -eq 4 ] || return 0
+  awk -F'\t' -v n="$1" -v v="$2" -v f="$3" -v m="$4" \
+    '$1 == v && $2 == f && $3 == m && $4 == n { print $5 "\t" $6; exit }' "$cpus_tsv"
+}
+published() { published_row "$1" | cut -f1; }
+published_source() {
+  k=$(published_row "$1" | cut -f2)
+  [ -n "$k" ] && sed -n "s/^# source $k: //p" "$cpus_tsv"
+}
+# ground NAME [VALUE WHAT]: what NAME is compared with, as "VALUE|WHERE":
+# the published figure for this CPU where tests/data/cpus.tsv has one (the
+# OS view under a hypervisor relays CPUID, which may be invented), else
+# VALUE from WHAT (an OS view), else nothing.
+ground() {
+  g=$(published "$1")
+  if [ -n "$g" ]; then echo "$g|published for $(cpu_id | tr ' ' /) ($(published_source "$1" | cut -c1-60))"
+  elif [ -n "$2" ]; then echo "$2|$3"; fi
+}
+# sysfs_cache LEVEL TYPE FIELD: a field of cpu0's cache of that level and
+# type (Data, Instruction, Unified), sizes in bytes; nothing if absent.
+sysfs_cache() {
+  for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+    [ "$(cat "$d/level" 2>/dev/null)" = "$1" ] && [ "$(cat "$d/type" 2>/dev/null)" = "$2" ] &&
+      awk '{ v = $1 + 0; if ($1 ~ /K$/) v *= 1024; if ($1 ~ /M$/) v *= 1048576; print v }' "$d/$3" 2>/dev/null
+  done
+}
