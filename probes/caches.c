@@ -321,7 +321,11 @@ struct fit {
   int n;                                /* points fitted */
 };
 
-/* The widest step one level makes, as a factor in pages. */
+/* How close the fits to the even and the odd draws must come to the
+ * capacity for it to be confirmed. */
+#define HALVES_AGREE 0.15
+
+/* The widest step a shared last level makes, as a factor in pages. */
 #define MERGED_SPAN 6
 
 /* A fit is trusted when it explains the transition within this RMS miss
@@ -378,6 +382,14 @@ fit_level(const struct fitdata *d, double k50, struct fit *out)
  * rises 5 % a point passed for one.)  Returns their count; first/last
  * point of each. */
 #define FLAT 0.06
+#define DRIFT 0.02
+
+static int
+drifts(const double *y, int a, int b)
+{
+  return fabs(y[b] - y[a]) > fmax(2 * FLAT, DRIFT * (b - a)) * y[a];
+}
+
 static int
 plateaus(const double *y, int n, int minlen, int *first, int *last, int max)
 {
@@ -388,9 +400,20 @@ plateaus(const double *y, int n, int minlen, int *first, int *last, int max)
     double med = y[i];
     while (j + 1 < n && fabs(y[j + 1] - med) <= FLAT * med)
       med = xray__median(y + i, (size_t) (++j - i + 1));
-    /* A plateau must not drift: its ends within 2 FLAT. */
-    while (j - i >= 2 && fabs(y[j] - y[i]) > 2 * FLAT * y[i])
+    /* A plateau must not drift: its ends within 2 FLAT, or within
+     * DRIFT a point (a shared level's time rises slowly with the
+     * footprint, as translation costs and other tenants' share do; a
+     * transition, even tree-PLRU's, rises faster).  Drift at its end is
+     * the next transition beginning, at its start the slow tail of the
+     * last one (a short shared L3 plateau after the L2's step): cut
+     * whichever end leaves the longer plateau. */
+    int a = i, b = j;
+    while (j - i >= 2 && drifts(y, i, j))
       j--;
+    while (b - a >= 2 && drifts(y, a, b))
+      a++;
+    if (b - a > j - i)
+      i = a, j = b;
     if (j - i + 1 >= minlen) {
       first[np] = i;
       last[np] = j;
@@ -425,11 +448,19 @@ struct level {
   int a, b;                             /* transition: last lo point, first hi point */
   struct fit fit;
   double size, line, k50;
+  double half[2];                       /* P x A fitted to each half of the draws */
   int ways;                             /* by the conflict test; 0: not */
   int conflict_ran;
   char why[160];                        /* why the line size is unknown */
   char wwhy[160];                       /* why the conflict test gave none */
 };
+
+static int
+halves_agree(const struct level *l, double pages)
+{
+  return fabs(l->half[0] - pages) <= HALVES_AGREE * pages
+         && fabs(l->half[1] - pages) <= HALVES_AGREE * pages;
+}
 
 struct shape {
   double y[MAX_PTS], sm[MAX_PTS];
@@ -588,7 +619,7 @@ analyse(struct cc *c, struct level *L, double *y)
 {
   double k[MAX_PTS], f[MAX_PTS], w[MAX_PTS], k50 = 0;
   struct fitdata d = { k, f, w, 0 };
-  int i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
+  int h, i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
 
   add_rounds(c, a, b, NULL, FIT_DRAWS);
   for (i = a; i <= b; i++)
@@ -606,6 +637,21 @@ analyse(struct cc *c, struct level *L, double *y)
   fit_level(&d, k50, &L->fit);
   L->fit.n = d.n;
   L->fit.rms = d.n ? sqrt(L->fit.err / d.n) : HUGE_VAL;
+  /* A second view: the same model fitted to the even and to the odd
+   * draws of every point, which differ in their pages and (the rounds
+   * interleave) in when they ran. */
+  for (h = 0; h < 2; h++) {
+    struct fit fh;
+    for (i = a; i <= b; i++) {
+      struct pt half = { c->pt[i].k, { 0 }, 0 };
+      int j;
+      for (j = h; j < c->pt[i].draws; j += 2)
+        half.v[half.draws++] = c->pt[i].v[j];
+      f[i - a] = half.draws ? (mean(&half) - L->lo) / (L->hi - L->lo) : f[i - a];
+    }
+    fit_level(&d, k50, &fh);
+    L->half[h] = fh.A > 0 ? fh.P * fh.A : NAN;
+  }
 }
 
 /* More draws for the points that lie on no plateau, and many for those
@@ -1012,7 +1058,7 @@ caches_run(xray_machine *m, xray_report *r)
                                      "data or unified cache levels, L1 included", "levels");
   xray_value *vmem;
   struct level *L;
-  int *first, *last, nl, i, j, rc = 0;
+  int *first, *last, nl, i, j, rc = 0, merged;
   char method[240], why[200], msg[200], unsettled[200];
   double kmax;
 
@@ -1105,16 +1151,20 @@ caches_run(xray_machine *m, xray_report *r)
       L[i].line = line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
     }
   }
-  /* Under random page placement one level's step spans a few octaves at
+  /* The step to memory of a shared last level spans a few octaves at
    * most; one that spans more is two levels seen as one (a shared L3 of
-   * which other tenants leave little, just past the L2: its capacity read
-   * 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither the level count
-   * nor any capacity from it holds. */
-  for (i = 1; i < nl && !why[0] && !c->failed; i++)
-    if (c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k)
-      snprintf(why, sizeof why, "the step after level %d spans %.0f-%.0f pages, more than "
-               "a factor %d: two levels may have merged into one (a shared level other "
-               "tenants leave little of)", i, c->pt[L[i].a].k, c->pt[L[i].b].k, MERGED_SPAN);
+   * which other tenants leave little, just past a private L2: its
+   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
+   * the level count nor any capacity from it holds.  (A private level's
+   * step may be wider: a 4-way or tree-PLRU L2 under random placement
+   * spans up to 14 times; a simulation has no other tenants.) */
+  i = nl - 1;
+  merged = i >= 1 && !why[0] && !c->failed && !m->simulated && S->settled
+           && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
+  if (merged)
+    snprintf(why, sizeof why, "the step after level %d spans %.0f-%.0f pages, more than "
+             "a factor %d: two levels may have merged into one (a shared level other "
+             "tenants leave little of)", i, c->pt[L[i].a].k, c->pt[L[i].b].k, MERGED_SPAN);
   if (why[0])
     xray__value_unknown(vlev, why);
   else if (!S->settled) {
@@ -1214,6 +1264,15 @@ caches_run(xray_machine *m, xray_report *r)
         v[0]->effective = 1;
       }
     }
+    if (!isnan(l->size) && !halves_agree(l, l->size / (double) c->page)) {
+      /* Two halves of the draws that disagree saw the level change under
+       * them (a neighbour's share of it moving): not confirmed. */
+      size_t len = strlen(v[0]->method);
+      v[0]->unconfirmed = 1;
+      snprintf(v[0]->method + len, sizeof v[0]->method - len, "; the even and odd draws fit "
+               "%.0f and %.0f pages, more than %.0f %% apart", l->half[0], l->half[1],
+               100 * HALVES_AGREE);
+    }
     if (isnan(l->size) && isnan(l->k50))
       xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
     else if (isnan(l->line))
@@ -1238,7 +1297,8 @@ caches_run(xray_machine *m, xray_report *r)
   }
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
-    if (why[0])
+    /* Memory's plateau holds when the levels before it merged. */
+    if (why[0] && !merged)
       xray__value_unknown(vmem, why);
     else if (!S->settled)
       xray__value_unknown(vmem, unsettled);
