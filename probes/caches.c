@@ -382,6 +382,7 @@ fit_level(const struct fitdata *d, double k50, struct fit *out)
  * rises 5 % a point passed for one.)  Returns their count; first/last
  * point of each. */
 #define FLAT 0.06
+/* How much a plateau may rise a point (see plateaus()). */
 #define DRIFT 0.02
 
 static int
@@ -1270,7 +1271,7 @@ caches_run(xray_machine *m, xray_report *r)
       size_t len = strlen(v[0]->method);
       v[0]->unconfirmed = 1;
       snprintf(v[0]->method + len, sizeof v[0]->method - len, "; the even and odd draws fit "
-               "%.0f and %.0f pages, more than %.0f %% apart", l->half[0], l->half[1],
+               "%.0f and %.0f pages, not both within %.0f %% of it", l->half[0], l->half[1],
                100 * HALVES_AGREE);
     }
     if (isnan(l->size) && isnan(l->k50))

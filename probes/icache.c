@@ -8,19 +8,24 @@
  * one, so the kernels are machine code:
  *
  *  - 8-byte NOPs need 32 bytes of fetch per cycle at four per cycle, more
- *    than an L2 delivers: they step where the loop leaves the L1I;
+ *    than an L2 delivers: they step where the loop leaves the L1I, unless
+ *    an op cache holds more of them than the L1I (Zen 5: 48 KB of them in
+ *    6K ops, past a 32 KB L1I), where they step at the op cache's reach;
+ *  - j32 and j16, NOPs with 2 and 4 taken jumps per 64 bytes: an op cache
+ *    ends an entry at a taken jump, so it reaches half as far or less in
+ *    them, while the L1I holds the same bytes.  An edge of the 8-byte NOPs
+ *    counts as the L1I's only where one of them shares it; otherwise the
+ *    L1I is unknown, with every edge seen;
  *  - 4-byte NOPs need only 16 bytes per cycle, which the L2 sustains: they
  *    step only where the loop leaves the decoded-op cache (their plateau
- *    beyond it is the decoders' rate).
- *
- * A step of the 8-byte curve is the L1I edge when the level after it is
- * slower than the decoders (the fetch could not keep up); otherwise it is
- * the op cache seen through 8-byte NOPs, and the search goes on.
+ *    beyond it is the decoders' rate), unless the op cache holds as much
+ *    as the L1I (Zen 4): then they step at the L1I edge, and the op cache
+ *    is unknown.
  *
  * Sizes are loop bytes: n statements plus the loop control.  The capacity is
- * the footprint of the largest full-speed loop in whole 64-byte blocks
- * (sharp edge), or the onset fitted on the transition (gradual, LRU-like
- * edge), rounded to a block. */
+ * the footprint of the largest loop within 3 % of full speed in whole
+ * 64-byte blocks (sharp edge), or the onset fitted on the transition
+ * (gradual, LRU-like edge), rounded to a block. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -310,28 +315,19 @@ out:
   return rc;
 }
 
-/* The method, and every run's value; a disturbed run is marked '?'. */
+/* The method, and every run's value; a disturbed run is marked '?'.
+ * kernels says what was timed. */
 static void
-describe(xray_value *v, const xray_machine *m, const char *stmt, const double *runs,
+describe(xray_value *v, const xray_machine *m, const char *kernels, const double *runs,
          const int *clean, int n, int confirmed, int gradual)
 {
-  const struct xray_stmt *s = xray__stmt_find(stmt);
   size_t len;
   int i;
 
-  if (s)
-    snprintf(v->method, sizeof v->method,
-             "%s, %s (%u code bytes, %u op per statement); %s edge; %s after %d run%s:",
-             m->simulated ? "simulated machine" : "x86-64 machine code", s->desc, s->len, s->ops,
-             gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
-             n, n == 1 ? "" : "s");
-  else
-    snprintf(v->method, sizeof v->method,
-             "%s, loops of 8-byte NOPs and of NOPs with 2 and 4 taken jumps per 64 bytes: "
-             "the smallest edge two of them share; %s edge; %s after %d run%s:",
-             m->simulated ? "simulated machine" : "x86-64 machine code",
-             gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
-             n, n == 1 ? "" : "s");
+  snprintf(v->method, sizeof v->method, "%s, %s; %s edge; %s after %d run%s:",
+           m->simulated ? "simulated machine" : "x86-64 machine code", kernels,
+           gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
+           n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
     snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] ? "" : "?");
 }
@@ -374,7 +370,7 @@ confirmed(const double *runs, const int *clean, int n, int hidden_settles)
 
 /* Report the consensus, or the median of all runs marked unconfirmed. */
 static void
-conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
+conclude(xray_value *v, const xray_machine *m, const char *kernels, double *runs,
          const int *clean, int n, int gradual, int nan_settles, const char *none)
 {
   double ok[MAX_RUNS], c;
@@ -385,7 +381,8 @@ conclude(xray_value *v, const xray_machine *m, const char *stmt, double *runs,
       ok[k++] = runs[i];
   if (!confirmed && k > 0)
     c = xray__median(ok, (size_t) k);
-  describe(v, m, stmt, runs, clean, n, confirmed, gradual);
+  describe(v, m, kernels, runs, clean, n, confirmed || (nan_settles && unseen(runs, n)),
+           gradual);
   if (k == 0 || (nan_settles && !confirmed && unseen(runs, n))) {
     snprintf(v->reason, sizeof v->reason, "%s", none);
     return;
@@ -508,8 +505,12 @@ icache_run(xray_machine *m, xray_report *r)
   }
   /* An op cache hidden behind the L1I edge is an answer of its own; an
    * L1I edge no two kernels shared is not, while other runs found one. */
-  conclude(l1i, m, "fetch", l1, clean, n, o.l1i_gradual, 0, o.why);
-  conclude(uop, m, "nop4", up, clean, n, o.uop_gradual, 1,
+  conclude(l1i, m,
+           "loops of 8-byte NOPs and of NOPs with 2 and 4 taken jumps per 64 bytes: the "
+           "smallest edge of the first that another shares",
+           l1, clean, n, o.l1i_gradual, 0, o.why);
+  conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, clean, n,
+           o.uop_gradual, 1,
            "4-byte NOP loops step only at the L1I edge: an op cache, if any, holds at "
            "least as much of this code as the L1I, and its size is not seen");
   return 0;

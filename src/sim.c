@@ -531,8 +531,8 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       m->cpu_items = 1;
     } else {
-      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, l1d, l2, "
-               "l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
+      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
+               "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
                "tsc, drift, int, fp, ithru, fthru, regs, vec, loop, fma, contract, cpus, smt, "
                "noise, spikes, seed)", item);
       goto out;
