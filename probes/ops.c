@@ -8,11 +8,7 @@
  *   latency      <p0 = p0 OP p1, T, 2>: one dependent chain;
  *   throughput   <p0 = p0 OP pK | ... | p(K-1) = p(K-1) OP pK, T, K+1> for
  *                K = 4, 8, 12 independent chains, the fastest K (enough
- *                chains to hide the latency, few enough not to spill),
- *                each unrolled to 48 and to 96 statements: twice the time
- *                of 96 less the time of 48 is what a statement costs
- *                without the loop's own instructions (on a core with six
- *                ALUs they would read 1/5 for 1/6);
+ *                chains to hide the latency, few enough not to spill);
  *   fma          a*b+c as written, against the same with a barrier between
  *                the multiply and the add (no compiler can fuse across it):
  *                the compiler fuses when the first is clearly faster.  The
@@ -29,8 +25,7 @@
 
 #define ROUNDS 5
 #define MAX_OPS 32
-#define MAX_K (MAX_OPS * 6)
-#define UNROLL 48                       /* and twice that */
+#define MAX_K (MAX_OPS * 3)
 #define DEFAULT_OPS "long:+,long:*,long:/,double:+,double:*,double:/,double:fma"
 
 static const int chains[3] = { 4, 8, 12 };
@@ -150,15 +145,14 @@ run_ops(xray_machine *m, xray_report *r, int throughput)
       chain_spec(&k[nk], text[nk], sizeof text[nk], ops[i].type, ops[i].op, 1, 32);
       nk++;
     } else
-      for (c = 0; c < 6; c++, nk++)
-        chain_spec(&k[nk], text[nk], sizeof text[nk], ops[i].type, ops[i].op, chains[c / 2],
-                   c % 2 ? 2 * UNROLL : UNROLL);
+      for (c = 0; c < 3; c++, nk++)
+        chain_spec(&k[nk], text[nk], sizeof text[nk], ops[i].type, ops[i].op, chains[c], 48);
   }
   built = xray__time_set(m, k, nk, t) == 0;
   for (i = 0; i < n; i++) {
     char name[64], desc[96], how[200];
     xray_value *v;
-    struct xray__timed *b = &t[throughput ? i * 6 : i], per[3];
+    struct xray__timed *b = &t[throughput ? i * 3 : i];
     int c, best = 0;
 
     xray__define_name(name, sizeof name, throughput ? "II" : "LAT", ops[i].type, ops[i].op);
@@ -176,32 +170,20 @@ run_ops(xray_machine *m, xray_report *r, int throughput)
       xray__value_unknown(v, how);
       continue;
     }
-    if (throughput) {
-      /* Per statement without the loop: 2 T(96) - T(48), agreed only if
-       * both timings agreed. */
-      for (c = 0; c < 3; c++) {
-        per[c] = b[2 * c + 1];
-        per[c].t = 2 * b[2 * c + 1].t - b[2 * c].t;
-        per[c].agree = b[2 * c].agree && b[2 * c + 1].agree;
-        if (!(per[c].t > 0))
-          per[c].t = NAN;
-      }
+    if (throughput)
       for (c = 1; c < 3; c++)
-        if (per[c].t < per[best].t || isnan(per[best].t))
+        if (b[c].t < b[best].t)
           best = c;
-      b = per;
-    }
     if (isnan(b[best].t)) {
       xray__value_unknown(v, m->error);
       continue;
     }
     {
       char what[120];
-      const char *s = throughput ? k[i * 6 + 2 * best].stmts : k[i].stmts;
+      const char *s = throughput ? k[i * 3 + best].stmts : k[i].stmts;
       int len = (int) strcspn(s, "|");
       if (throughput)
-        snprintf(what, sizeof what, "%d independent chains like %.*s, unrolled %d and %d "
-                 "(the difference)", chains[best], len, s, UNROLL, 2 * UNROLL);
+        snprintf(what, sizeof what, "%d independent chains like %.*s", chains[best], len, s);
       else
         snprintf(what, sizeof what, "dependent chain %.*s", len, s);
       describe_how(m, how, sizeof how, what, b[best].stack);

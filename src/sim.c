@@ -533,7 +533,7 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
     } else {
       snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
                "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
-               "tsc, drift, int, fp, ithru, fthru, regs, vec, loop, fma, contract, cpus, smt, "
+               "tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, cpus, smt, "
                "noise, spikes, seed)", item);
       goto out;
     }

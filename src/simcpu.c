@@ -13,15 +13,12 @@
  *   fma=yes|no              the processor has a fused multiply-add (yes)
  *   contract=yes|no         the compiler fuses a*b+c at these flags (no)
  *   cpus=N  smt=K           usable CPUs, hardware threads per core (1, 1)
- *   loop=OPS                integer ALU instructions of a timed loop's own
- *                           control, per iteration (2)
  *
  * A kernel set is "compiled" by reading its statements (pD = E, pD op= E,
  * E made of variables and + - * /) and timed as a loop on an out-of-order
  * core: cycles per iteration are the larger of the dependence bound (the
  * slope of the variables' ready times over iterations) and the resource
- * bound (operations over their units' throughput, the loop's own two
- * integer instructions included).  Variables beyond the
+ * bound (operations over their units' throughput).  Variables beyond the
  * register count live on the stack: reading one costs `spill` cycles of
  * store-to-load forwarding, and each access is a load or store, which the
  * static check counts. */
@@ -33,7 +30,6 @@
 #include <string.h>
 
 enum { OP_ADD, OP_MUL, OP_DIV, OP_FMA };
-
 
 void
 xray__simcpu_init(struct xray__simcpu *c)
@@ -51,7 +47,6 @@ xray__simcpu_init(struct xray__simcpu *c)
   c->fma_isa = 1;
   c->ncpu = c->smt = 1;
   c->spill = 5;
-  c->loop_ops = 2;
 }
 
 void
@@ -142,10 +137,6 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
       return -1;
     for (i = 0; i < 3; i++)
       c->regs[i] = (int) v[i];
-  } else if (strcmp(key, "loop") == 0) {
-    if (numbers(key, val, v, 1, 1, err, errlen))
-      return -1;
-    c->loop_ops = v[0];
   } else if (strcmp(key, "vec") == 0) {
     if (numbers(key, val, v, 1, 1, err, errlen))
       return -1;
@@ -470,12 +461,10 @@ xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack)
   for (v = 0, lat = 0; v < e.nvars; v++)
     lat = fmax(lat, ready[v]);
   lat = (lat - mark) / 8;
-  /* The resource bound, per iteration.  The loop's own instructions (a
-   * counter update and a compare-and-branch) take integer ALU slots. */
+  /* The resource bound, per iteration. */
   res = 0;
   for (j = 0; j < 4; j++)
-    res = fmax(res, ((e.ops[j] - per_it_ops[j]) / 8 + (e.cls == 0 && j == OP_ADD ? c->loop_ops : 0))
-                        / c->thru[e.cls][j]);
+    res = fmax(res, (e.ops[j] - per_it_ops[j]) / 8 / c->thru[e.cls][j]);
   res = fmax(res, (e.mem - per_it_mem) / 8 / 2);
   *stack = (e.mem - per_it_mem) / 8 / w;
   return fmax(lat, res) / w;

@@ -323,7 +323,6 @@ struct xray__simcpu {
   int fma_isa, contract;        /* the ISA has FMA; the compiler fuses a*b+c */
   int ncpu, smt;
   double spill;                 /* cycles a spilled variable adds to its chain */
-  double loop_ops;              /* integer ALU instructions of the loop itself */
   double t;                     /* simulated time, for the drift */
   struct xray_cspec *k;         /* the last kernel set */
   char *text;
