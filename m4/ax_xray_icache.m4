@@ -33,10 +33,12 @@
 #   warning names the option and cache variable to set, and
 #   ACTION-IF-NOT-FOUND runs (ACTION-IF-FOUND runs when both are known).
 #
-#   A value is measured several times in fresh code buffers until two
-#   determinations agree within 3 %; if they never do within the engine's
-#   time budget (a very busy machine), the result line says UNCONFIRMED and
-#   a warning suggests re-running configure or setting the value.
+#   A value is measured several times in fresh code buffers until three
+#   determinations agree within 3 %; the L1I only where two kinds of code
+#   (with and without taken jumps) step at the same size.  If they never do
+#   within the engine's time budget (a very busy machine), the result line
+#   says UNCONFIRMED, the value is left undefined, and a warning suggests
+#   re-running configure or setting the value.
 #
 #   The engine program is built once per configure run, only when a value
 #   must be measured, as $(top_builddir)/xray-probe (see AX_XRAY_INIT in
@@ -53,7 +55,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_ICACHE], [
 _AX_XRAY_VALUE([ax_cv_xray_l1i_size], [XRAY_L1I_SIZE], [icache], [l1i-size],

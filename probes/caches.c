@@ -1224,6 +1224,11 @@ caches_run(xray_machine *m, xray_report *r)
     } else if (!isnan(l->size)) {
       xray__value_measured(v[0], l->size, method);
       v[0]->effective = shared;
+      /* A private level's capacity from the model alone, with no conflict
+       * set to confirm its ways, is not confirmed: a neighbour's share of
+       * the level moves the whole transition (589824 for a 1 MB L2 on Zen
+       * 4, both halves of the draws alike). */
+      v[0]->unconfirmed = !shared;
       if (l->ways) {
         snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
         xray__value_measured(v[1], l->ways, msg);
