@@ -161,9 +161,8 @@ static double
 run_chain(struct cc *c, size_t n, double k, const char *what)
 {
   struct xray__chase ch = { c->off, n, XRAY_ARENA_HUGE, 1 };
-  double y = c->m->ops->chase(c->m, &ch);
+  double y = xray__point(c->m, "caches", what, k, c->m->ops->chase(c->m, &ch));
 
-  xray__trace(c->m, "caches", what, k, y);
   if (isnan(y))
     c->failed = 1;
   return y;
@@ -744,8 +743,11 @@ pairs(struct cc *c, double k, uint64_t s)
   double t[3];
   int j;
 
+  char what[48];
+
+  snprintf(what, sizeof what, "chase-pairs/k%g", k);
   for (j = 0; j < 3; j++)
-    t[j] = run_chain(c, lay_out(c, k, s), (double) s, "chase-pairs");
+    t[j] = run_chain(c, lay_out(c, k, s), (double) s, what);
   return xray__median(t, 3);
 }
 
@@ -823,17 +825,50 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 #define CONFLICT_TESTS 2500
 #define CONFLICT_MAX_PAGES 1024
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* A conflict set's time depends on which physical pages it holds, not
+ * on its size: its label names the pages (a hash of their numbers in the
+ * arena) and the run of the probe (each run has a fresh arena), so that a
+ * replay answers only a set that was measured, in the arena it was. */
+
+static void
+conflict_label(const struct cc *c, const uint64_t *set, size_t n, char *out, size_t len)
+{
+  uint64_t h = UINT64_C(14695981039346656037), s[CONFLICT_MAX_PAGES];    /* FNV-1a */
+  size_t i;
+  int b;
+
+  n = n < CONFLICT_MAX_PAGES ? n : CONFLICT_MAX_PAGES;
+  memcpy(s, set, n * sizeof *s);
+  qsort(s, n, sizeof *s, cmp_u64);
+  for (i = 0; i < n; i++)
+    for (b = 0; b < 64; b += 8) {
+      h ^= (s[i] >> b) & 0xff;
+      h *= UINT64_C(1099511628211);
+    }
+  snprintf(out, len, "conflict/r%u/%016llx", c->m->run, (unsigned long long) h);
+}
+
 /* The median of three chases through set[0..n-1], as the pages that miss
  * the level per traversal: (cost - lo) n / (hi - lo). */
 static double
 missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n)
 {
+  char what[64];
   double y[3];
   int j;
 
   c->tests++;
+  conflict_label(c, set, n, what, sizeof what);
   for (j = 0; j < 3; j++)
-    y[j] = run_chain(c, lay_pages(c, set, n, c->lpp, 0), (double) n, "conflict");
+    y[j] = run_chain(c, lay_pages(c, set, n, c->lpp, 0), (double) n, what);
   return (xray__median(y, 3) - L->lo) * (double) n / (L->hi - L->lo);
 }
 

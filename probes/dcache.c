@@ -39,13 +39,16 @@ static double
 chain(struct dc *d, uint64_t stride, size_t n, uint64_t last)
 {
   size_t i, k = 0;
+  char layout[48];
   double y;
 
   for (i = 0; i < n && k < MAX_N; i++)
     d->off[k++] = i * stride;
   if (last)
     d->off[k++] = last;
-  y = xray__chase_time(d->m, d->off, k, XRAY_ARENA_HUGE, &d->rng, "dcache");
+  snprintf(layout, sizeof layout, "s%llu+%llu", (unsigned long long) stride,
+           (unsigned long long) last);
+  y = xray__chase_time(d->m, d->off, k, XRAY_ARENA_HUGE, &d->rng, "dcache", layout);
   if (isnan(y))
     d->failed = 1;
   return y;

@@ -27,7 +27,7 @@ run_freq(xray_machine *m, xray_report *r)
   if (!cpu || !tsc)
     return -1;
   for (i = 0; i < BURSTS; i++) {
-    hz[i] = m->ops->clock(m, &tsc_hz);
+    hz[i] = 1e6 * xray__point(m, "freq", "addchain", i, m->ops->clock(m, &tsc_hz) / 1e6);
     if (isnan(hz[i]))
       break;
     n++;
@@ -36,8 +36,7 @@ run_freq(xray_machine *m, xray_report *r)
       first = fmax(first, hz[i]);
     if (i >= BURSTS - EDGE)
       last = fmax(last, hz[i]);
-    xray__trace(m, "freq", "addchain", i, hz[i] / 1e6);
-    if (!m->simulated)
+    if (!m->simulated && !m->replaying)
       while (xray__now() - t0 < SPACING * (i + 1))
         ;
   }

@@ -62,8 +62,7 @@ point(void *p, double bytes)
   size_t n = stmts_for(c->s, bytes);
   double y = c->m->ops->code(c->m, c->s, n);
 
-  xray__trace(c->m, "icache", c->s->name, loop_bytes(c->s, n), y);
-  return y;
+  return xray__point(c->m, "icache", c->s->name, loop_bytes(c->s, n), y);
 }
 
 static int
@@ -244,7 +243,7 @@ measure_once(xray_machine *m, struct once *o)
   struct xray__step st4;
   double e[NFETCH][MAX_EDGES], decode, decode_x;
   size_t n4;
-  int g[NFETCH][MAX_EDGES], ne[NFETCH];
+  int g[NFETCH][MAX_EDGES], ne[NFETCH], untimed[NFETCH];
   size_t i, j;
   int a, b, rc = -1;
   char *w = o->why;
@@ -264,13 +263,18 @@ measure_once(xray_machine *m, struct once *o)
   decode = n4 > 0 ? st4.hi : 0;
   decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
   /* The others only as far as twice the 8-byte NOPs' last edge (at least
-   * 256 KB): their large loops cost the most time. */
+   * 256 KB): their large loops cost the most time.  One that cannot be
+   * timed (a recording made before it existed) gives no edges, and then
+   * no cross-check. */
   for (i = 0; i < NFETCH; i++) {
     struct ctx c = { m, xray__stmt_find(fetch_kernels[i]) };
     double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
-    if ((ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
-                          e[i], g[i], MAX_EDGES)) < 0)
+    untimed[i] = (ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode,
+                                   i == 0 ? decode_x : INFINITY, e[i], g[i], MAX_EDGES)) < 0;
+    if (untimed[i] && i == 0)
       goto out;
+    if (untimed[i])
+      ne[i] = 0;
   }
   /* The smallest edge of the 8-byte NOPs that another kernel shares, and
    * of the two the smaller: where an op cache serves some of the 8-byte
@@ -290,11 +294,13 @@ measure_once(xray_machine *m, struct once *o)
       for (a = 0; a < ne[i] && len < wl; a++)
         len += (size_t) snprintf(w + len, wl - len, " %.0f", e[i][a]);
       if (ne[i] == 0 && len < wl)
-        len += (size_t) snprintf(w + len, wl - len, " none");
+        len += (size_t) snprintf(w + len, wl - len, untimed[i] ? " not timed" : " none");
     }
     if (len < wl)
-      snprintf(w + len, wl - len, " bytes): their edges are the op cache's, which holds "
-               "more of this code than any L1I edge seen");
+      snprintf(w + len, wl - len, " bytes): %s", untimed[1] || untimed[2]
+               ? "an edge no other kernel shares may be the op cache's reach"
+               : "their edges are the op cache's, which holds more of this code than any "
+               "L1I edge seen");
   }
 
   /* Op cache: the first step of the 4-byte curve, unless the 8-byte NOPs
@@ -409,8 +415,7 @@ cpoint(struct cctx *c, size_t n, double *bytes)
                                           1, XRAY_STYLE_BARRIER };
   double y = c->m->ops->ccode(c->m, &add4, n, bytes);
 
-  xray__trace(c->m, "icache", "c-add4", *bytes, y);
-  return y;
+  return xray__point(c->m, "icache", "c-add4", *bytes, y);
 }
 
 static void

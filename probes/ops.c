@@ -53,6 +53,7 @@ int
 xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xray__timed *out)
 {
   double (*t)[ROUNDS] = calloc(n, sizeof *t);
+  char label[512];
   size_t i;
   int r, again;
 
@@ -72,8 +73,9 @@ xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xra
       for (i = 0; i < n; i++) {
         if (again && out[i].agree)
           continue;
-        t[i][r] = m->ops->ktime(m, i, &out[i].avail, &out[i].stack);
-        xray__trace(m, "ops", k[i].stmts, (double) k[i].nvars, t[i][r]);
+        snprintf(label, sizeof label, "%s:%s", k[i].type, k[i].stmts);
+        t[i][r] = xray__point(m, "ops", label, (double) k[i].nvars,
+                              m->ops->ktime(m, i, &out[i].avail, &out[i].stack));
       }
     for (i = 0; i < n; i++)
       if (!again || !out[i].agree)

@@ -125,8 +125,7 @@ run_cores(xray_machine *m, xray_report *r)
     n = MAX_CPUS;
   /* The first CPU against every other, within the budget. */
   for (j = 1; j < n; j++) {
-    speed = pair3(m, cpu[0], cpu[j]);
-    xray__trace(m, "cores", "pair", cpu[j], speed);
+    speed = xray__point(m, "cores", "pair", cpu[j], pair3(m, cpu[0], cpu[j]));
     if (isnan(speed)) {
       xray__value_unknown(smt, m->error);
       xray__value_unknown(cores, m->error);

@@ -280,11 +280,13 @@ static double
 strided(struct tc *c, size_t n, uint64_t s)
 {
   uint64_t span = s < 4096 ? s : 4096;
+  char layout[32];
   size_t i;
 
   for (i = 0; i < n; i++)
     c->off[i] = i * s + (i % (span / 64)) * 64;
-  return xray__chase_time(c->m, c->off, n, XRAY_ARENA_SMALL, &c->rng, "tlb-page");
+  snprintf(layout, sizeof layout, "s%llu", (unsigned long long) s);
+  return xray__chase_time(c->m, c->off, n, XRAY_ARENA_SMALL, &c->rng, "tlb-page", layout);
 }
 
 static int

@@ -141,19 +141,19 @@ xray__shuffle(uint64_t *v, size_t n, uint64_t *rng)
 
 double
 xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
-                 uint64_t *rng, const char *probe)
+                 uint64_t *rng, const char *probe, const char *layout)
 {
   struct xray__chase c;
-  double y;
+  char kernel[96];
 
   xray__shuffle(off, n, rng);
   c.off = off;
   c.n = n;
   c.arena = arena;
   c.quick = 0;
-  y = m->ops->chase(m, &c);
-  xray__trace(m, probe, arena == XRAY_ARENA_HUGE ? "chase" : "chase-4k", (double) n, y);
-  return y;
+  snprintf(kernel, sizeof kernel, "%s/%s", arena == XRAY_ARENA_HUGE ? "chase" : "chase-4k",
+           layout);
+  return xray__point(m, probe, kernel, (double) n, m->ops->chase(m, &c));
 }
 
 /* Lines spread over every L1 set: line i at offset (i mod lines-per-page)
@@ -180,10 +180,12 @@ xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t str
                enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base)
 {
   size_t page = m->page ? m->page : 4096;
+  char layout[64];
   double t, r;
 
-  t = xray__chase_time(m, off, spread(off, n, fill, page, stride), arena, rng, probe);
-  r = xray__chase_time(m, off, spread(off, n, fill, page, 0), arena, rng, probe);
+  snprintf(layout, sizeof layout, "s%zu+%zu", stride, fill);
+  t = xray__chase_time(m, off, spread(off, n, fill, page, stride), arena, rng, probe, layout);
+  r = xray__chase_time(m, off, spread(off, n, fill, page, 0), arena, rng, probe, "packed");
   if (base)
     *base = r;
   return t - r;

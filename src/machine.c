@@ -498,7 +498,7 @@ xray_machine_real(char *err, size_t errlen)
 void
 xray__machine_begin(xray_machine *base)
 {
-  if (!base->simulated)
+  if (!base->simulated && !base->replaying)
     xray__sampler_init(&((struct real *) base)->sampler, base->budget);
 }
 
@@ -545,7 +545,7 @@ xray_machine_set_trace(xray_machine *m, FILE *f)
 {
   m->trace = f;
   if (f)
-    fprintf(f, "probe,kernel,code_bytes,cycles_per_statement\n");
+    fprintf(f, "probe,kernel,x,cycles\n");
 }
 
 const char *
@@ -566,11 +566,13 @@ xray_machine_core_mhz(const xray_machine *m)
   return m->core_hz / 1e6;
 }
 
-void
-xray__trace(xray_machine *m, const char *probe, const char *kernel, double bytes, double cycles)
+double
+xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y)
 {
+  xray__replayed(m, probe, kernel, x, &y);
   if (m->trace)
-    fprintf(m->trace, "%s,%s,%.0f,%.5f\n", probe, kernel, bytes, cycles);
+    fprintf(m->trace, "%s,%s,%.10g,%.5f\n", probe, kernel, x, y);
+  return y;
 }
 
 int
@@ -578,6 +580,8 @@ xray__machine_unsure(const xray_machine *base, int *measured)
 {
   const struct real *m = (const struct real *) base;
 
-  *measured = base->simulated ? 0 : m->sampler.measured;
-  return base->simulated ? 0 : m->sampler.unsure;
+  int timed = !base->simulated && !base->replaying;
+
+  *measured = timed ? m->sampler.measured : 0;
+  return timed ? m->sampler.unsure : 0;
 }

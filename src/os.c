@@ -293,6 +293,8 @@ cpuid_tlb(const char *name, double *v, char *src, size_t srclen)
 int
 xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
 {
+  if (m->replaying)
+    return xray__replay_os(m, name, v, src, srclen);
   if (m->simulated) {
     if (xray__sim_truth(m, name, v))
       return -1;

@@ -53,6 +53,12 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 
   xray__machine_begin(m);
   m->error[0] = 0;
+  for (i = 0; i < 16 && m->probe_seen[i] && m->probe_seen[i] != p; i++)
+    ;
+  if (i < 16) {
+    m->probe_seen[i] = p;
+    m->run = ++m->probe_runs[i];
+  }
   snprintf(r->compiler, sizeof r->compiler, "%s %s", m->cc, m->cflags);
   rc = p->run(m, r);
   dt = xray__now() - t0;

@@ -208,9 +208,11 @@ void *xray__chase_run(void *p, uint64_t iters);
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);
 /* Shuffle off[0..n-1] into a random order and time the chase through it
- * (cycles per load); the point goes to the trace as (n, cycles). */
+ * (cycles per load); the point is (n, cycles) of kernel "chase/LAYOUT"
+ * ("chase-4k/" on base pages), LAYOUT naming what besides n made off. */
 double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
-                        enum xray__arena_kind arena, uint64_t *rng, const char *probe);
+                        enum xray__arena_kind arena, uint64_t *rng, const char *probe,
+                        const char *layout);
 
 /* probes/caches.c: the chance that a load misses a level of A ways whose
  * sets span P page colours, with k whole pages of random colour (as a
@@ -301,6 +303,12 @@ struct xray__machine_ops {
 struct xray_machine {
   const struct xray__machine_ops *ops;
   int simulated;
+  int replaying;                /* answers from a recording (replay.c) */
+  /* Runs so far of each probe on this machine (a recording holds several),
+   * and run, the current probe's: 1 for its first. */
+  const void *probe_seen[16];
+  unsigned probe_runs[16];
+  unsigned run;
   char desc[200];
   double budget;                /* seconds one probe may spend */
   FILE *trace;                  /* CSV of every measured point, or NULL */
@@ -348,8 +356,17 @@ int xray__affinity(int *cpu, int max);
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
 int xray__sim_truth(const xray_machine *m, const char *name, double *v);
 
-void xray__trace(xray_machine *m, const char *probe, const char *kernel,
-                 double bytes, double cycles);
+/* A measured point, y cycles at x (code bytes, pages, loads, ...) of a
+ * probe's kernel: written to the trace and returned.  On a replaying
+ * machine the recording's answer replaces y (NAN, with the machine's
+ * error, where it has none).  The kernel label names everything besides x
+ * that decides the time, so that a recording answers only like with like. */
+double xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y);
+/* replay.c: the recording's answer for a point (1, *y NAN with the reason
+ * if it has none), or 0 if m is not replaying. */
+int xray__replayed(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
+int xray__replay_os(const xray_machine *m, const char *name, double *v, char *src,
+                    size_t srclen);
 void xray__machine_begin(xray_machine *m);
 /* Whether probes must use the C path (xray_kernel, and the ISA). */
 int xray__machine_uses_c(const xray_machine *m);

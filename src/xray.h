@@ -117,6 +117,17 @@ typedef enum xray_format {
 } xray_format;
 
 int xray_format_parse(const char *s, xray_format *f);
+
+/* --- recordings ------------------------------------------------------------ */
+
+/* A machine that answers the probes from a recording made by
+ * `xray --record=DIR` (see xray(1)), instead of timing this one. */
+xray_machine *xray_machine_replay(const char *dir, char *err, size_t errlen);
+/* A recording's DIR/cpuinfo: the first processor's block of /proc/cpuinfo. */
+int xray_record_cpuinfo(FILE *f);
+/* A recording's DIR/machine: m's clocks, page and usable CPUs, and the OS
+ * view of every value of r. */
+int xray_record_machine(FILE *f, xray_machine *m, const xray_report *r);
 int xray_report_write(const xray_report *r, FILE *f, xray_format fmt);
 
 /* --- probes -------------------------------------------------------------- */

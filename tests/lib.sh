@@ -17,14 +17,15 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' 0
 trap 'rm -rf "$tmp"; exit 130' 1 2 15
 
-# This CPU as tests/data/cpus.tsv names it: VENDOR FAMILY MODEL.
+# This CPU as tests/data/cpus.tsv names it: VENDOR FAMILY MODEL; or the
+# CPU that $cpuinfo describes (a recording's), where it is set.
 cpu_id() {
   awk -F': *' '$1 ~ /^vendor_id/ && !v { v = $2 }
     $1 ~ /^cpu family/ && f == "" { f = $2 }
     $1 ~ /^model[ \t]*$/ && m == "" { m = $2 }
     $1 ~ /^CPU implementer/ && !v { v = "arm:" $2; f = "-" }
     $1 ~ /^CPU part/ && m == "" { m = $2 }
-    END { if (v != "") print v, f, m }' /proc/cpuinfo 2>/dev/null
+    END { if (v != "") print v, f, m }' "${cpuinfo:-/proc/cpuinfo}" 2>/dev/null
 }
 # published NAME: the published figure of NAME for this CPU, or nothing;
 # published_source NAME: where it was published.

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *prog = "xray";
@@ -17,7 +18,7 @@ struct outfile {
   char *path, *tmp;
   FILE *f;
 };
-static struct outfile outs[2];
+static struct outfile outs[4];   /* results, trace, recording's machine and cpuinfo */
 
 static void
 remove_temps(void)
@@ -41,6 +42,7 @@ on_signal(int sig)
 static FILE *
 out_open(struct outfile *o, const char *path)
 {
+  mode_t mask;
   int fd;
 
   if (strcmp(path, "-") == 0)
@@ -52,7 +54,10 @@ out_open(struct outfile *o, const char *path)
     exit(1);
   }
   sprintf(o->tmp, "%s.tmpXXXXXX", path);
-  if ((fd = mkstemp(o->tmp)) < 0 || !(o->f = fdopen(fd, "w"))) {
+  /* mkstemp makes the file 0600; the result gets a new file's mode. */
+  mask = umask(0);
+  umask(mask);
+  if ((fd = mkstemp(o->tmp)) < 0 || fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
     fprintf(stderr, "%s: cannot create a file beside '%s': %s\n", prog, path, strerror(errno));
     free(o->tmp);
     o->tmp = NULL;
@@ -89,7 +94,11 @@ usage(FILE *f)
           "  -f, --format=FORMAT   text (default), json, shell or header\n"
           "  -o, --output=FILE     write the results to FILE (replaced atomically)\n"
           "  -t, --trace=FILE      write every measured point as CSV\n"
-          "                        (probe, kernel, code bytes, cycles per statement)\n"
+          "                        (probe, kernel, x, cycles)\n"
+          "      --record=DIR      record this machine for --replay: run the probes\n"
+          "                        --repeat times (default 3), every point to DIR\n"
+          "      --repeat=N        runs of the probes for --record (1 to 20)\n"
+          "      --replay=DIR      answer the probes from the recording in DIR\n"
           "  -b, --budget=SECONDS  time one probe may spend (default 2)\n"
           "  -s, --simulate=SPEC   measure a simulated machine instead of this one;\n"
           "                        SPEC is a comma-separated list of items:\n"
@@ -144,6 +153,9 @@ main(int argc, char **argv)
     { "cflags", required_argument, 0, 'F' },
     { "ops", required_argument, 0, 'O' },
     { "types", required_argument, 0, 'T' },
+    { "record", required_argument, 0, 'R' },
+    { "repeat", required_argument, 0, 'N' },
+    { "replay", required_argument, 0, 'P' },
     { "list", no_argument, 0, 'l' },
     { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },
@@ -151,7 +163,9 @@ main(int argc, char **argv)
   };
   xray_format fmt = XRAY_FORMAT_TEXT;
   const char *output = "-", *trace = NULL, *simulate = NULL, *cc = NULL, *cflags = NULL;
-  const char *ops = NULL, *types = NULL;
+  const char *ops = NULL, *types = NULL, *record = NULL, *replay = NULL;
+  long repeat = 0;
+  int run;
   xray_kernel kernel = XRAY_KERNEL_AUTO;
   double budget = 2.0;
   const xray_probe *sel[16];
@@ -207,6 +221,20 @@ main(int argc, char **argv)
     case 'T':
       types = optarg;
       break;
+    case 'R':
+      if (!*optarg)
+        usage_error("invalid --record '%s' (a directory)", optarg);
+      record = optarg;
+      break;
+    case 'N':
+      errno = 0;
+      repeat = strtol(optarg, &end, 10);
+      if (errno || end == optarg || *end || repeat < 1 || repeat > 20)
+        usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", optarg);
+      break;
+    case 'P':
+      replay = optarg;
+      break;
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
         printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
@@ -236,16 +264,35 @@ main(int argc, char **argv)
   }
   /* For tests of build systems: the macros run the engine, and can measure
    * a simulated machine through the environment. */
-  if (!simulate && getenv("XRAY_SIMULATE") && *getenv("XRAY_SIMULATE"))
+  if (!simulate && !replay && getenv("XRAY_SIMULATE") && *getenv("XRAY_SIMULATE"))
     simulate = getenv("XRAY_SIMULATE");
+  if (simulate && replay)
+    usage_error("%s", "--simulate and --replay name two machines: give one");
+  if (record && (trace || replay))
+    usage_error("%s", "--record writes its own trace: not with --trace or --replay");
+  if (repeat && !record)
+    usage_error("%s", "--repeat goes with --record");
+  if (record) {
+    struct stat st;
+    int exists = stat(record, &st) == 0;
+    if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(record, 0777) != 0)) {
+      fprintf(stderr, "%s: --record: '%s' %s\n", prog, record,
+              exists || errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+      return 2;
+    }
+  }
   if (nsel == 0)
     for (; xray_probe_at(nsel) && nsel < sizeof sel / sizeof *sel; nsel++)
       sel[nsel] = xray_probe_at(nsel);
 
-  m = simulate ? xray_machine_simulated(simulate, err, sizeof err) : xray_machine_real(err, sizeof err);
+  m = simulate ? xray_machine_simulated(simulate, err, sizeof err)
+      : replay ? xray_machine_replay(replay, err, sizeof err)
+      : xray_machine_real(err, sizeof err);
   if (!m) {
     if (simulate)
       usage_error("invalid --simulate: %s", err);
+    if (replay)
+      usage_error("invalid --replay: %s", err);
     fprintf(stderr, "%s: %s\n", prog, err);
     return 1;
   }
@@ -266,20 +313,39 @@ main(int argc, char **argv)
     xray_machine_free(m);
     return 2;
   }
+  if (record) {
+    static char path[3][4096];
+    snprintf(path[0], sizeof path[0], "%s/points.csv", record);
+    snprintf(path[1], sizeof path[1], "%s/machine", record);
+    snprintf(path[2], sizeof path[2], "%s/cpuinfo", record);
+    trace = path[0];
+    out_open(&outs[2], path[1]);
+    out_open(&outs[3], path[2]);
+  }
   if (trace)
     xray_machine_set_trace(m, out_open(&outs[1], trace));
-  xray_report_init(&rep);
-  snprintf(rep.machine, sizeof rep.machine, "%s", xray_machine_describe(m));
-  rep.core_mhz = xray_machine_core_mhz(m);
-  for (i = 0; i < nsel; i++)
-    if (xray_probe_run(sel[i], m, &rep) != 0) {
-      fprintf(stderr, "%s: probe %s failed\n", prog, sel[i]->name);
-      rc = 1;
-    }
+  /* A recording holds several runs, so that the replay has the noise too;
+   * the results are those of the last. */
+  for (run = 0; run < (record ? (repeat ? repeat : 3) : 1); run++) {
+    xray_report_init(&rep);
+    snprintf(rep.machine, sizeof rep.machine, "%s", xray_machine_describe(m));
+    rep.core_mhz = xray_machine_core_mhz(m);
+    for (i = 0; i < nsel; i++)
+      if (xray_probe_run(sel[i], m, &rep) != 0) {
+        fprintf(stderr, "%s: probe %s failed\n", prog, sel[i]->name);
+        rc = 1;
+      }
+  }
+  if (record
+      && (xray_record_machine(outs[2].f, m, &rep)
+          || (simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", simulate) < 0
+              : xray_record_cpuinfo(outs[3].f))))
+    rc = 1;
   xray_machine_free(m);
 
   xray_report_write(&rep, out_open(&outs[0], output), fmt);
-  if ((trace && out_commit(&outs[1])) || out_commit(&outs[0]))
+  if ((record && (out_commit(&outs[2]) || out_commit(&outs[3])))
+      || (trace && out_commit(&outs[1])) || out_commit(&outs[0]))
     rc = 1;
   return rc;
 }

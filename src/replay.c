@@ -1,0 +1,462 @@
+/* Recorded machines.  A recording is a directory of three files:
+ *
+ *   cpuinfo     the first processor's block of /proc/cpuinfo: which CPU it was;
+ *   machine     clocks, page size, usable CPUs and the OS view, one item a line;
+ *   points.csv  every point the probes measured, as --trace writes them
+ *               (probe, kernel, x, cycles), over several runs.
+ *
+ * The replaying machine answers a probe's point from the points of the same
+ * probe and kernel: one of the samples recorded at that x, in turn (so the
+ * recorded noise comes back), or between the two nearest recorded x, on a
+ * line in log x.  It answers nothing that was not recorded near enough:
+ * such a point is NAN with the reason, as on a machine that cannot run it.
+ * Every kernel label carries what, besides x, decides the time, so that a
+ * point of one layout is never taken for another's (a conflict set's names
+ * its pages and the probe's run, whose arena they were in). */
+#include "xray-internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Neighbours farther apart than this are too far to interpolate between. */
+#define MAX_GAP 1.5
+
+struct point {
+  const char *key;              /* "probe,kernel" */
+  double x, y;
+  size_t line;                  /* order within the recording */
+};
+
+struct os_item {
+  char name[48], src[48];
+  double v;
+};
+
+struct replay {
+  struct xray_machine base;
+  struct point *p;
+  size_t n;
+  unsigned *uses;               /* per point: samples of its x handed out */
+  char **keys;
+  size_t nkeys;
+  struct os_item *os;
+  size_t nos;
+  int cpu[256], ncpu;
+};
+
+static const char *
+intern(struct replay *m, const char *key)
+{
+  size_t i;
+  char **k;
+
+  for (i = 0; i < m->nkeys; i++)
+    if (strcmp(m->keys[i], key) == 0)
+      return m->keys[i];
+  k = realloc(m->keys, (m->nkeys + 1) * sizeof *k);
+  if (!k)
+    return NULL;
+  m->keys = k;
+  if (!(k[m->nkeys] = strdup(key)))
+    return NULL;
+  return k[m->nkeys++];
+}
+
+static int
+cmp_point(const void *a, const void *b)
+{
+  const struct point *p = a, *q = b;
+  int c = strcmp(p->key, q->key);
+
+  if (c)
+    return c;
+  if (p->x != q->x)
+    return p->x < q->x ? -1 : 1;
+  return p->line < q->line ? -1 : p->line > q->line;
+}
+
+/* One line of points.csv: probe and kernel up to the last two commas (a
+ * kernel's statements may hold any other character). */
+static int
+parse_point(struct replay *m, char *line, size_t no, char *err, size_t errlen)
+{
+  char *y = strrchr(line, ','), *x, *end1, *end2;
+  struct point pt;
+
+  if (!y)
+    goto bad;
+  *y++ = 0;
+  if (!(x = strrchr(line, ',')) || !strchr(line, ',') || strchr(line, ',') == x)
+    goto bad;
+  *x++ = 0;
+  errno = 0;
+  pt.x = strtod(x, &end1);
+  pt.y = strtod(y, &end2);
+  if (errno || end1 == x || *end1 || end2 == y || (*end2 && *end2 != '\n' && *end2 != '\r'))
+    goto bad;
+  if (isnan(pt.y))
+    return 0;                   /* a point the machine could not measure */
+  pt.line = no;
+  if (!(pt.key = intern(m, line))) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (m->n % 1024 == 0) {
+    struct point *p = realloc(m->p, (m->n + 1024) * sizeof *p);
+    if (!p) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    m->p = p;
+  }
+  m->p[m->n++] = pt;
+  return 0;
+bad:
+  snprintf(err, errlen, "points.csv line %zu: expected PROBE,KERNEL,X,CYCLES", no);
+  return -1;
+}
+
+static int
+parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
+{
+  char key[32], a[64], b[64];
+  int end = 0, k = sscanf(line, "%31s %63s %63s %n", key, a, b, &end);
+  double v = k >= 2 ? strtod(a, NULL) : 0;
+
+  if (k <= 0 || key[0] == '#')
+    return 0;
+  if (strcmp(key, "tick_hz") == 0 && k == 2 && v >= 0)
+    m->base.tick_hz = v;
+  else if (strcmp(key, "core_hz") == 0 && k == 2 && v >= 0)
+    m->base.core_hz = v;
+  else if (strcmp(key, "page") == 0 && k == 2 && v >= 512)
+    m->base.page = (size_t) v;
+  else if (strcmp(key, "cpus") == 0) {
+    const char *s = line + strlen("cpus");
+    int off;
+    while (m->ncpu < 256 && sscanf(s, "%d%n", &m->cpu[m->ncpu], &off) == 1) {
+      m->ncpu++;
+      s += off;
+    }
+  } else if (strcmp(key, "os") == 0 && k == 3) {
+    struct os_item *o = realloc(m->os, (m->nos + 1) * sizeof *o);
+    if (!o) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    m->os = o;
+    snprintf(o[m->nos].name, sizeof o->name, "%s", a);
+    snprintf(o[m->nos].src, sizeof o->src, "%s", end && line[end] ? line + end : "os");
+    o[m->nos++].v = strtod(b, NULL);
+  } else if (strcmp(key, "xray") != 0) {
+    snprintf(err, errlen, "machine line %zu: '%s' is not ITEM VALUE (tick_hz, core_hz, page, "
+             "cpus, os)", no, line);
+    return -1;
+  }
+  return 0;
+}
+
+static int
+read_file(struct replay *m, const char *dir, const char *name,
+          int (*each)(struct replay *, char *, size_t, char *, size_t), char *err,
+          size_t errlen)
+{
+  char path[4096], line[8192];
+  size_t no = 0;
+  FILE *f;
+  int rc = 0;
+
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (!(f = fopen(path, "r"))) {
+    snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  while (rc == 0 && fgets(line, sizeof line, f)) {
+    no++;
+    line[strcspn(line, "\r\n")] = 0;
+    if (no == 1 && each == parse_point && strncmp(line, "probe,", 6) == 0)
+      continue;                 /* the header */
+    if (line[0])
+      rc = each(m, line, no, err, errlen);
+  }
+  if (rc == 0 && ferror(f)) {
+    snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    rc = -1;
+  }
+  fclose(f);
+  return rc;
+}
+
+/* The next sample of the points at p[i]'s x: i up to the group's end. */
+static double
+sample(struct replay *m, size_t i)
+{
+  size_t e = i;
+
+  while (e < m->n && m->p[e].key == m->p[i].key && m->p[e].x == m->p[i].x)
+    e++;
+  return m->p[i + m->uses[i]++ % (e - i)].y;
+}
+
+int
+xray__replayed(xray_machine *base, const char *probe, const char *kernel, double x, double *y)
+{
+  struct replay *m = (struct replay *) base;
+  char key[512];
+  const char *k;
+  size_t lo, hi, i;
+
+  if (!base->replaying)
+    return 0;
+  *y = NAN;
+  snprintf(key, sizeof key, "%s,%s", probe, kernel);
+  for (i = 0, k = NULL; i < m->nkeys && !k; i++)
+    if (strcmp(m->keys[i], key) == 0)
+      k = m->keys[i];
+  /* First point of the key at x or beyond. */
+  lo = 0, hi = m->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(m->p[mid].key, key);
+    if (c < 0 || (c == 0 && m->p[mid].x < x))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (k && lo < m->n && m->p[lo].key == k && fabs(m->p[lo].x - x) <= 1e-9 * fabs(x)) {
+    *y = sample(m, lo);
+    return 1;
+  }
+  if (k && lo > 0 && lo < m->n && m->p[lo - 1].key == k && m->p[lo].key == k) {
+    double x0 = m->p[lo - 1].x, x1 = m->p[lo].x;
+    for (i = lo - 1; i > 0 && m->p[i - 1].key == k && m->p[i - 1].x == x0; i--)
+      ;
+    if (x0 > 0 && x1 / x0 <= MAX_GAP) {
+      double a = sample(m, i), b = sample(m, lo), f = log(x / x0) / log(x1 / x0);
+      *y = a + (b - a) * f;
+      return 1;
+    }
+  }
+  snprintf(base->error, sizeof base->error, "the recording has no point of %s near %g", key, x);
+  return 1;
+}
+
+int
+xray__replay_os(const xray_machine *base, const char *name, double *v, char *src,
+                size_t srclen)
+{
+  const struct replay *m = (const struct replay *) base;
+  size_t i;
+
+  for (i = 0; i < m->nos; i++)
+    if (strcmp(m->os[i].name, name) == 0) {
+      *v = m->os[i].v;
+      snprintf(src, srclen, "%s, recorded", m->os[i].src);
+      return 0;
+    }
+  return -1;
+}
+
+/* Every timing goes through xray__replayed at the probe; what reaches the
+ * backend was not recorded. */
+static double
+none(xray_machine *base)
+{
+  snprintf(base->error, sizeof base->error, "a replay holds only recorded points");
+  return NAN;
+}
+
+static double
+rp_code(xray_machine *m, const struct xray_stmt *s, size_t n)
+{
+  (void) s, (void) n;
+  return none(m);
+}
+
+static double
+rp_ccode(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes)
+{
+  (void) c, (void) n, (void) bytes;
+  return none(m);
+}
+
+static double
+rp_chase(xray_machine *m, const struct xray__chase *c)
+{
+  (void) c;
+  return none(m);
+}
+
+static int
+rp_kbuild(xray_machine *m, const struct xray_cspec *c, size_t n)
+{
+  (void) c, (void) n;
+  snprintf(m->error, sizeof m->error,
+           "a replay holds no compiled kernels (their code depends on the compiler)");
+  return -1;
+}
+
+static double
+rp_ktime(xray_machine *m, size_t i, int *avail, double *stack)
+{
+  (void) i, (void) stack;
+  *avail = 0;
+  return none(m);
+}
+
+static int
+rp_kinfo(xray_machine *m, size_t i, double *stack)
+{
+  (void) m, (void) i;
+  *stack = -1;
+  return 0;
+}
+
+static double
+rp_clock(xray_machine *m, double *tsc_hz)
+{
+  *tsc_hz = m->tick_hz;
+  return m->core_hz > 0 ? m->core_hz : NAN;
+}
+
+static double
+rp_fma(xray_machine *m, int chains)
+{
+  (void) chains;
+  return none(m);
+}
+
+static int
+rp_cpus(xray_machine *base, int *cpu, int max)
+{
+  struct replay *m = (struct replay *) base;
+  int i;
+
+  for (i = 0; i < m->ncpu && i < max; i++)
+    cpu[i] = m->cpu[i];
+  return m->ncpu;
+}
+
+static double
+rp_pair(xray_machine *m, int a, int b)
+{
+  (void) a, (void) b;
+  return none(m);
+}
+
+static void
+rp_reset(xray_machine *m)
+{
+  (void) m;
+}
+
+static void
+rp_free(xray_machine *base)
+{
+  struct replay *m = (struct replay *) base;
+  size_t i;
+
+  for (i = 0; i < m->nkeys; i++)
+    free(m->keys[i]);
+  free(m->keys);
+  free(m->p);
+  free(m->uses);
+  free(m->os);
+  free(m);
+}
+
+static const struct xray__machine_ops replay_ops = {
+  rp_code, rp_ccode, rp_chase, rp_kbuild, rp_ktime, rp_kinfo, rp_clock,
+  rp_fma,  rp_cpus,  rp_pair,  rp_reset,  rp_free
+};
+
+xray_machine *
+xray_machine_replay(const char *dir, char *err, size_t errlen)
+{
+  struct replay *m = calloc(1, sizeof *m);
+  struct stat st;
+  char name[128] = "";
+
+  if (!m) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  m->base.ops = &replay_ops;
+  m->base.replaying = 1;
+  m->base.budget = 2.0;
+  m->base.page = 4096;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "'%s' is not a directory made by --record", dir);
+    goto fail;
+  }
+  if (read_file(m, dir, "machine", parse_machine, err, errlen)
+      || read_file(m, dir, "points.csv", parse_point, err, errlen))
+    goto fail;
+  if (m->n == 0) {
+    snprintf(err, errlen, "'%s/points.csv' holds no points", dir);
+    goto fail;
+  }
+  if (!(m->uses = calloc(m->n, sizeof *m->uses))) {
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  qsort(m->p, m->n, sizeof *m->p, cmp_point);
+  {
+    char path[4096], line[256];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/cpuinfo", dir);
+    if ((f = fopen(path, "r"))) {
+      while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+          snprintf(name, sizeof name, "%s", strchr(line, ':') + 2);
+          name[strcspn(name, "\n")] = 0;
+          break;
+        }
+      fclose(f);
+    }
+  }
+  snprintf(m->base.desc, sizeof m->base.desc, "a replay of %s (%s%s%zu points)", dir, name,
+           name[0] ? ", " : "", m->n);
+  return &m->base;
+fail:
+  rp_free(&m->base);
+  return NULL;
+}
+
+/* --- recording ----------------------------------------------------------- */
+
+/* The first processor's block of /proc/cpuinfo (empty where there is none). */
+int
+xray_record_cpuinfo(FILE *f)
+{
+  char line[4096];
+  FILE *in = fopen("/proc/cpuinfo", "r");
+
+  if (!in)
+    return 0;
+  while (fgets(line, sizeof line, in) && line[0] != '\n')
+    fputs(line, f);
+  fclose(in);
+  return ferror(f) ? -1 : 0;
+}
+
+int
+xray_record_machine(FILE *f, xray_machine *m, const xray_report *r)
+{
+  int cpu[256], n = m->ops->cpus(m, cpu, 256), i;
+  size_t j;
+
+  fprintf(f, "# xray recording: clocks, page, usable CPUs, the OS view\n");
+  fprintf(f, "xray %s\n", xray_version());
+  fprintf(f, "tick_hz %.0f\ncore_hz %.0f\npage %zu\ncpus", m->tick_hz, m->core_hz, m->page);
+  for (i = 0; i < n && i < 256; i++)
+    fprintf(f, " %d", cpu[i]);
+  fprintf(f, "\n");
+  for (j = 0; j < r->n; j++)
+    if (r->v[j].have_os)
+      fprintf(f, "os %s %.17g %s\n", r->v[j].name, r->v[j].os_value, r->v[j].os_source);
+  return ferror(f) ? -1 : 0;
+}
