@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 4
+#serial 5
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -184,7 +184,7 @@ AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
             [$1=unknown; ax_xray_how=`ax_xray_why $2 $3`
              test -n "$ax_xray_how" || ax_xray_how="could not be measured"])])])
 # A value the engine could not confirm is shown, not defined: the
-# consumer's own default is safer than a number repeated runs disagreed on.
+# consumer's own default is safer than a number no second view agreed on.
 ax_xray_unsure=
 AS_CASE([$ax_xray_how], [*UNCONFIRMED*], [ax_xray_unsure=$$1; $1=unknown])
 AS_IF([test "x$$1" = xunknown], [ax_xray_known=no],
@@ -201,7 +201,7 @@ AS_IF([test $ax_xray_known = yes],
 $2|$$1|$5, in $6"],
   [test -n "$ax_xray_unsure"],
   [AC_MSG_RESULT([$ax_xray_unsure $6 ($ax_xray_how; left undefined)])
-   AC_MSG_WARN([$5: repeated runs disagreed (was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])
+   AC_MSG_WARN([$5: not confirmed (no second measurement agreed: was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])
    $2=],
   [AC_MSG_RESULT([unknown ($ax_xray_how)])
    AC_MSG_WARN([$5 is unknown: set it with --with-xray-$4=N or $1=N])

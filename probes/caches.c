@@ -257,9 +257,30 @@ xray__colour_miss(double k, double P, int A)
   return below >= 1 ? 0 : 1 - below;
 }
 
+/* The same under the level's own replacement policy: q[x] is the chance
+ * that a page misses a traversal when its colour holds x pages in all
+ * (0 up to A; under LRU 1 beyond), for x up to QMAX, and 1 past it. */
+#define QMAX 96
+static double
+colour_miss_q(double k, double P, const double *q)
+{
+  double n = k - 1, sum = 0, cdf = 0;
+  int j;
+
+  if (P <= 1)
+    return n + 1 <= QMAX ? q[(int) (n + 1)] : 1;
+  for (j = 0; j <= n && j + 1 <= QMAX; j++) {
+    double pm = exp(lchoose(n, j) + j * log(1 / P) + (n - j) * log1p(-1 / P));
+    sum += pm * q[j + 1];
+    cdf += pm;
+  }
+  return sum + fmax(0, 1 - cdf);
+}
+
 struct fitdata {
   const double *k, *f, *w;
   int n;
+  const double *q;                      /* the measured miss function, or NULL: LRU */
 };
 
 static double
@@ -269,7 +290,8 @@ sse(const struct fitdata *d, double P, int A)
   int i;
 
   for (i = 0; i < d->n; i++) {
-    double e = xray__colour_miss(d->k[i], P, A) - d->f[i];
+    double m = d->q ? colour_miss_q(d->k[i], P, d->q) : xray__colour_miss(d->k[i], P, A);
+    double e = m - d->f[i];
     s += d->w[i] * e * e;
   }
   return s;
@@ -449,6 +471,15 @@ struct level {
   struct fit fit;
   double size, line, k50;
   double half[2];                       /* P x A fitted to each half of the draws */
+  double fk[MAX_PTS], ff[3][MAX_PTS];   /* the points fitted: pages; miss fraction of all
+                                         * draws, of the even, of the odd ones */
+  int fn;
+  double q[QMAX + 1];                   /* the miss function measured on one colour */
+  int qn;                               /* occupancies measured (A + 1 on); 0: none */
+  double qP;                            /* the colours between the bounds */
+  double qlo, qhi;                      /* the bounds on the colours (see fit_policy) */
+  char cwhy[200];                       /* why a capacity with conflict-set ways is not
+                                         * confirmed */
   int ways;                             /* by the conflict test; 0: not */
   int conflict_ran;
   char why[160];                        /* why the line size is unknown */
@@ -460,6 +491,72 @@ halves_agree(const struct level *l, double pages)
 {
   return fabs(l->half[0] - pages) <= HALVES_AGREE * pages
          && fabs(l->half[1] - pages) <= HALVES_AGREE * pages;
+}
+
+/* The colours between two bounds.  Every policy misses at most every
+ * page of an overfull colour, as LRU does, so the LRU model explains the
+ * misses seen with at least as many colours as there are: an upper bound
+ * (36 for 32 on Zen 4's L2, whose policy is not LRU).  No policy misses
+ * less than the optimal one, which on a loop of x pages of a colour of A
+ * ways loses x (x - A) / (x - 1) a traversal: the model with that gives a
+ * lower bound.  The miss chance measured on one colour (miss_function)
+ * is no less than the optimal one's, and where it was measured it raises
+ * the lower bound (to 24 there): a colour alone, the rest of the level
+ * quiet, loses no more of its pages than in a transition where most
+ * colours overflow at once.  The count is the one power of two between
+ * the bounds (a level's sets are a power of two in every design we know;
+ * its ways need not be): with none or two, it is not known (NAN). */
+#define BOUNDS_SLACK 0.05
+static double
+colours_between(double lo, double hi)
+{
+  double p, found = NAN;
+
+  if (!(lo > 0) || !(hi >= lo * (1 - BOUNDS_SLACK)))
+    return NAN;
+  for (p = 1; p <= hi * (1 + BOUNDS_SLACK); p *= 2)
+    if (p >= lo * (1 - BOUNDS_SLACK)) {
+      if (!isnan(found))
+        return NAN;
+      found = p;
+    }
+  return found;
+}
+
+/* The colours for A ways between the bounds above, for all draws and for
+ * each half (L->half: NAN where a half's bounds hold no one count); 0, or
+ * -1 if the bounds leave the count open. */
+static int
+fit_policy(struct level *L, int A)
+{
+  double w[MAX_PTS], opt[QMAX + 1], e, lo, hi, P, plo = fmax(1, L->fit.PA[A] / 4),
+         phi = L->fit.PA[A] * 4 + 2;
+  struct fitdata d = { L->fk, NULL, w, L->fn, NULL };
+  int i, h;
+
+  for (i = 0; i < L->fn; i++)
+    w[i] = 1;
+  for (i = 0; i <= QMAX; i++)
+    opt[i] = i > A ? (double) (i - A) / (i - 1) : 0;
+  for (h = 0; h < 3; h++) {
+    d.f = L->ff[h];
+    d.q = NULL;
+    hi = best_p(&d, A, plo, phi, &e);
+    d.q = opt;
+    lo = best_p(&d, A, plo, phi, &e);
+    if (L->qn) {
+      d.q = L->q;
+      lo = fmax(lo, best_p(&d, A, plo, phi, &e));
+    }
+    P = colours_between(lo, hi);
+    if (h == 0) {
+      L->qlo = lo;
+      L->qhi = hi;
+      L->qP = P;
+    } else
+      L->half[h - 1] = P * A;
+  }
+  return isnan(L->qP) ? -1 : 0;
 }
 
 struct shape {
@@ -618,15 +715,15 @@ static void
 analyse(struct cc *c, struct level *L, double *y)
 {
   double k[MAX_PTS], f[MAX_PTS], w[MAX_PTS], k50 = 0;
-  struct fitdata d = { k, f, w, 0 };
+  struct fitdata d = { k, f, w, 0, NULL };
   int h, i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
 
   add_rounds(c, a, b, NULL, FIT_DRAWS);
   for (i = a; i <= b; i++)
     y[i] = mean(&c->pt[i]);
   for (i = a; i <= b; i++) {
-    k[d.n] = c->pt[i].k;
-    f[d.n] = (y[i] - L->lo) / (L->hi - L->lo);
+    k[d.n] = L->fk[d.n] = c->pt[i].k;
+    f[d.n] = L->ff[0][d.n] = (y[i] - L->lo) / (L->hi - L->lo);
     w[d.n] = 1;
     if (!(k50 > 0) && f[d.n] >= 0.5)
       k50 = k[d.n];
@@ -635,7 +732,7 @@ analyse(struct cc *c, struct level *L, double *y)
   if (!(k50 > 0))
     k50 = c->pt[L->b].k;
   fit_level(&d, k50, &L->fit);
-  L->fit.n = d.n;
+  L->fit.n = L->fn = d.n;
   L->fit.rms = d.n ? sqrt(L->fit.err / d.n) : HUGE_VAL;
   /* A second view: the same model fitted to the even and to the odd
    * draws of every point, which differ in their pages and (the rounds
@@ -648,6 +745,7 @@ analyse(struct cc *c, struct level *L, double *y)
       for (j = h; j < c->pt[i].draws; j += 2)
         half.v[half.draws++] = c->pt[i].v[j];
       f[i - a] = half.draws ? (mean(&half) - L->lo) / (L->hi - L->lo) : f[i - a];
+      L->ff[1 + h][i - a] = f[i - a];
     }
     fit_level(&d, k50, &fh);
     L->half[h] = fh.A > 0 ? fh.P * fh.A : NAN;
@@ -764,8 +862,10 @@ line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
       return NAN;
     }
     y[n] = pairs(c, k, s);
-    if (c->failed)
+    if (c->failed) {
+      snprintf(why, whylen, "%s", c->m->error);
       return NAN;
+    }
     if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
       break;
   }
@@ -1008,9 +1108,104 @@ one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int agu
   return ok && !c->failed;
 }
 
-/* The level's ways, or 0 with why. */
+/* --- the level's miss function, on one colour ---------------------------- */
+
+/* A page of the colour of base[0..A-1] (A pages of one colour, which fit
+ * the level), none of have[0..nh-1]: groups of GROUP random pages join the
+ * A until one conflicts, then the group is halved down to the page that
+ * made it conflict, which must then conflict with the A alone.  Other colours cannot conflict: GROUP pages put A + 1
+ * in none of them but by a chance below 1e-6.  1 with the page in *out,
+ * 0 if none was found in FIND_GROUPS groups. */
+#define GROUP 16
+#define FIND_GROUPS 12
 static int
-ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, double below,
+same_colour(struct cc *c, const struct level *L, const uint64_t *base, int A,
+            const uint64_t *have, size_t nh, uint64_t *out)
+{
+  uint64_t t[MAX_ASSOC + GROUP], g[GROUP];
+  size_t ng, i, h;
+  int tries;
+
+  for (tries = 0; tries < FIND_GROUPS && !c->failed; tries++) {
+    for (ng = 0; ng < GROUP;) {
+      uint64_t p = xray__rand(&c->rng) % POOL_MAX;
+      for (i = 0; i < nh && have[i] != p; i++)
+        ;
+      for (h = 0; i == nh && h < ng && g[h] != p; h++)
+        ;
+      if (i == nh && h == ng)
+        g[ng++] = p;
+    }
+    memcpy(t, base, (size_t) A * sizeof *t);
+    memcpy(t + A, g, ng * sizeof *g);
+    if (!conflicts(c, L, t, (size_t) A + ng, A))
+      continue;
+    /* Halved towards the half that misses more: a threshold on each
+     * half alone lets noise send the search down the wrong one. */
+    while (ng > 1 && !c->failed) {
+      size_t half = ng / 2;
+      double x0, x1;
+      memcpy(t + A, g, half * sizeof *g);
+      x0 = missing(c, L, t, (size_t) A + half);
+      memcpy(t + A, g + half, (ng - half) * sizeof *g);
+      x1 = missing(c, L, t, (size_t) A + ng - half);
+      if (x1 > x0) {
+        memmove(g, g + half, (ng - half) * sizeof *g);
+        ng -= half;
+      } else
+        ng = half;
+    }
+    t[A] = g[0];
+    if (!c->failed && conflicts(c, L, t, (size_t) A + 1, A)) {
+      *out = g[0];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The miss function of a level whose minimal conflict set set[0..A] is
+ * one colour: the pages missing a traversal of A + 1, A + 2 and A + 3
+ * pages of that colour (the extra ones found by same_colour), as q[x], the
+ * chance a page misses; past A + 3 the pages that survive a traversal
+ * shrink on by the ratio of the last two measured.  Under LRU every page
+ * of an overfull colour misses; under other policies some survive (about
+ * 4 of 9 in Zen 4's L2), and the LRU model then reads a slower, wider
+ * transition as more colours: 36 x 8 pages for 32 x 8.  Returns the
+ * occupancies measured (0: none; the model stays LRU). */
+#define QMEASURED 3
+static int
+miss_function(struct cc *c, struct level *L, const uint64_t *set, int A)
+{
+  uint64_t s[MAX_ASSOC + QMEASURED];
+  double surv[QMEASURED], r;
+  int n, x;
+
+  if (A + QMEASURED > QMAX || A > MAX_ASSOC)
+    return 0;
+  memcpy(s, set, (size_t) (A + 1) * sizeof *s);
+  for (n = 0; n < QMEASURED && !c->failed; n++) {
+    int have = A + 1 + n;
+    if (n > 0 && !same_colour(c, L, s, A, s, (size_t) (have - 1), &s[have - 1]))
+      break;
+    surv[n] = fmin(A, fmax(0, have - missing(c, L, s, (size_t) have)));
+  }
+  if (n < 2 || c->failed)
+    return 0;
+  for (x = 0; x <= QMAX; x++)
+    L->q[x] = 0;
+  r = surv[n - 2] > 0 ? fmin(1, surv[n - 1] / surv[n - 2]) : 0;
+  for (x = A + 1; x <= QMAX; x++) {
+    double sv = x - A - 1 < n ? surv[x - A - 1] : surv[n - 1] * pow(r, x - A - n);
+    L->q[x] = 1 - sv / x;
+  }
+  return n;
+}
+
+/* The level's ways, or 0 with why; and its miss function where the set
+ * allows (L->qn). */
+static int
+ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
         char *why, size_t whylen)
 {
   size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
@@ -1072,6 +1267,7 @@ ways_of(struct cc *c, const struct level *L, double cap_pages, int aguess, doubl
     free(set);
     return 0;
   }
+  L->qn = miss_function(c, L, set, (int) got[t] - 1);
   free(set);
   return (int) got[t] - 1;
 }
@@ -1095,7 +1291,7 @@ caches_run(xray_machine *m, xray_report *r)
   xray_value *vmem;
   struct level *L;
   int *first, *last, nl, i, j, rc = 0, merged;
-  char method[240], why[200], msg[200], unsettled[200];
+  char method[240], why[200], lastwhy[200], msg[200], unsettled[200];
   double kmax;
 
   if (c) {
@@ -1152,7 +1348,7 @@ caches_run(xray_machine *m, xray_report *r)
     int shared = !m->simulated && i == nl - 1 && S->settled;
     struct level *l = &L[i];
     analyse(c, l, S->y);
-    l->ways = l->conflict_ran = 0;
+    l->ways = l->conflict_ran = l->qn = 0;
     l->wwhy[0] = 0;
     /* The ways by a conflict set, where the model saw a level (not a
      * shared one: other tenants' lines come and go in its sets); then the
@@ -1169,6 +1365,14 @@ caches_run(xray_machine *m, xray_report *r)
       if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
         l->ways = a;
         l->size = l->fit.PA[a] * a * (double) c->page;
+        l->cwhy[0] = 0;
+        if (fit_policy(l, a))
+          snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
+                   "(LRU), which hold no one power of two", l->qlo,
+                   l->qn ? "miss chance measured on one colour" : "optimal replacement",
+                   l->qhi);
+        else
+          l->size = l->qP * a * (double) c->page;
       } else if (a > 0)
         snprintf(l->wwhy, sizeof l->wwhy, "a conflict set gave %d ways, which the transition "
                  "does not fit (rms %.3f)", a,
@@ -1193,14 +1397,19 @@ caches_run(xray_machine *m, xray_report *r)
    * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
    * the level count nor any capacity from it holds.  (A private level's
    * step may be wider: a 4-way or tree-PLRU L2 under random placement
-   * spans up to 14 times; a simulation has no other tenants.) */
+   * spans up to 14 times; a simulation has no other tenants.)  After a
+   * level with a step of its own, such a step is the shared level fading
+   * as other tenants take it: only its own capacity is lost. */
   i = nl - 1;
   merged = i >= 1 && !why[0] && !c->failed && !m->simulated && S->settled
            && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
+  lastwhy[0] = 0;
   if (merged)
-    snprintf(why, sizeof why, "the step after level %d spans %.0f-%.0f pages, more than "
-             "a factor %d: two levels may have merged into one (a shared level other "
-             "tenants leave little of)", i, c->pt[L[i].a].k, c->pt[L[i].b].k, MERGED_SPAN);
+    snprintf(i == 1 ? why : lastwhy, sizeof why, "the step after level %d spans %.0f-%.0f "
+             "pages, more than a factor %d: %s", i + 1, c->pt[L[i].a].k, c->pt[L[i].b].k,
+             MERGED_SPAN, i == 1 ? "two levels may have merged into one (a shared level "
+             "other tenants leave little of)" : "a shared level other tenants take, or two "
+             "levels seen as one");
   if (why[0])
     xray__value_unknown(vlev, why);
   else if (!S->settled) {
@@ -1242,13 +1451,27 @@ caches_run(xray_machine *m, xray_report *r)
       continue;
     }
     shared = !m->simulated && i == nl - 1 && S->settled;
+    if (i == nl - 1 && lastwhy[0]) {
+      for (f = 0; f < 3; f++)
+        xray__value_unknown(v[f], lastwhy);
+      goto latency;
+    }
     snprintf(method, sizeof method,
              "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
              "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
              c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
              l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
              shared ? "; shared last level: what this process gets" : "");
-    if (l->ways && !isnan(l->size)) {
+    if (l->ways && !isnan(l->size) && !l->cwhy[0]) {
+      snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
+               "capacity: %.0f colours x %zu B, the power of two between the page-colour "
+               "models fitted to the transition at %.0f-%.0f pages with LRU (%.0f colours) "
+               "and with %s (%.0f)", l->ways + 1, l->qP, c->page, c->pt[l->a].k,
+               c->pt[l->b].k, l->qhi, l->qn ? "the miss chance measured on one colour"
+               : "optimal replacement", l->qlo);
+      xray__value_measured(v[0], l->size, method);
+      xray__value_measured(v[1], l->ways, method);
+    } else if (l->ways && !isnan(l->size)) {
       snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
                "capacity: the page-colour model with %d ways fitted to the transition at "
                "%.0f-%.0f pages, %.0f colours x %zu B, rms %.3f", l->ways + 1, l->ways,
@@ -1256,6 +1479,9 @@ caches_run(xray_machine *m, xray_report *r)
                sqrt(l->fit.errA[l->ways] / l->fit.n));
       xray__value_measured(v[0], l->size, method);
       xray__value_measured(v[1], l->ways, method);
+      v[0]->unconfirmed = 1;
+      snprintf(v[0]->method + strlen(v[0]->method), sizeof v[0]->method - strlen(v[0]->method),
+               "; not confirmed: %s", l->cwhy);
     } else if (!isnan(l->size)) {
       xray__value_measured(v[0], l->size, method);
       v[0]->effective = shared;
@@ -1321,6 +1547,7 @@ caches_run(xray_machine *m, xray_report *r)
     else
       xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond "
                            "the level");
+  latency:
     snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
              c->pt[first[i]].k, c->pt[last[i]].k);
     if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {

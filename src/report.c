@@ -166,7 +166,7 @@ write_text(const xray_report *r, FILE *f)
         fprintf(f, " (%.1f ns)", v->ns);
       fprintf(f, " (%s%s%s", source_names[v->source],
               v->effective ? ", effective: shared with other cores" : "",
-              v->unconfirmed ? ", UNCONFIRMED: runs disagree" : "");
+              v->unconfirmed ? ", UNCONFIRMED: no second view agrees" : "");
     } else
       fprintf(f, "unknown (%s", v->reason);
     if (v->have_os) {
@@ -191,7 +191,7 @@ write_shell(const xray_report *r, FILE *f)
     const xray_value *v = &r->v[i];
     if (known(v)) {
       if (v->unconfirmed)
-        fprintf(f, "# %s unconfirmed: repeated runs disagree (machine too busy?)\n", v->name);
+        fprintf(f, "# %s unconfirmed: no second view agrees (see its method in the text output)\n", v->name);
       if (v->source != XRAY_SOURCE_MEASURED)
         fprintf(f, "# %s from: %s\n", v->name, source_names[v->source]);
       fprintf(f, "%s=", v->name);
