@@ -430,6 +430,8 @@ tlb_run(xray_machine *m, xray_report *r)
                rough[i] + 1, whys[i]);
     }
     xray__value_measured(i ? ve2 : ve1, (double) e[i], method);
+    /* A rough count is a guess from the shape of a step, not a second view. */
+    (i ? ve2 : ve1)->unconfirmed = !exact[i];
   }
   if (ns > 1) {
     xray__value_measured(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
