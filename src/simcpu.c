@@ -12,6 +12,8 @@
  *   vec=BITS                widest vector type the compiler offers (256)
  *   fma=yes|no              the processor has a fused multiply-add (yes)
  *   contract=yes|no         the compiler fuses a*b+c at these flags (no)
+ *   loop=OPS                integer operations of the loop control an iteration,
+ *                           on the integer adders (2: counter, compare-and-branch)
  *   cpus=N  smt=K           usable CPUs, hardware threads per core (1, 1)
  *
  * A kernel set is "compiled" by reading its statements (pD = E, pD op= E,
@@ -47,6 +49,7 @@ xray__simcpu_init(struct xray__simcpu *c)
   c->fma_isa = 1;
   c->ncpu = c->smt = 1;
   c->spill = 5;
+  c->loop = 2;
 }
 
 void
@@ -137,6 +140,14 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
       return -1;
     for (i = 0; i < 3; i++)
       c->regs[i] = (int) v[i];
+  } else if (strcmp(key, "loop") == 0) {
+    char *end;
+    double d = strtod(val, &end);
+    if (end == val || *end || !(d >= 0) || d > 64) {
+      snprintf(err, errlen, "loop=%s: expected operations an iteration, 0 to 64", val);
+      return -1;
+    }
+    c->loop = d;
   } else if (strcmp(key, "vec") == 0) {
     if (numbers(key, val, v, 1, 1, err, errlen))
       return -1;
@@ -464,7 +475,8 @@ xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack)
   /* The resource bound, per iteration. */
   res = 0;
   for (j = 0; j < 4; j++)
-    res = fmax(res, (e.ops[j] - per_it_ops[j]) / 8 / c->thru[e.cls][j]);
+    res = fmax(res, ((e.ops[j] - per_it_ops[j]) / 8 + (e.cls == 0 && j == OP_ADD ? c->loop : 0))
+                    / c->thru[e.cls][j]);
   res = fmax(res, (e.mem - per_it_mem) / 8 / 2);
   *stack = (e.mem - per_it_mem) / 8 / w;
   return fmax(lat, res) / w;

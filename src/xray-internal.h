@@ -331,6 +331,7 @@ struct xray__simcpu {
   int fma_isa, contract;        /* the ISA has FMA; the compiler fuses a*b+c */
   int ncpu, smt;
   double spill;                 /* cycles a spilled variable adds to its chain */
+  double loop;                  /* integer adds of the loop control an iteration */
   double t;                     /* simulated time, for the drift */
   struct xray_cspec *k;         /* the last kernel set */
   char *text;
