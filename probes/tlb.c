@@ -53,6 +53,9 @@
  * disturbs ends a step or two early: 3024 and 3056 for 3072 here), and
  * one farther is not confirmed. */
 #define SETS_SNAP 0.03
+/* How close the second level's counts at two strides must come, at least
+ * (and within the wider stride's resolution). */
+#define STRIDES_AGREE 0.03
 
 struct tc {
   xray_machine *m;
@@ -316,8 +319,8 @@ tlb_run(xray_machine *m, xray_report *r)
   struct tc c = { 0 };
   struct xray__curve cv = { 0 };
   struct xray__step st[MAX_STEPS];
-  size_t ns, i, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted = 0;
-  int e1_off = 0;
+  size_t ns, i, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted = 0, e1_strides = 0;
+  char e1why[120] = "";
   int exact[2] = { 0, 0 };
   char method[200], why[200], whys[2][200];
 
@@ -404,17 +407,19 @@ tlb_run(xray_machine *m, xray_report *r)
     else if (!w2)
       xray__value_unknown(va2, "no clean step with pages 4096 apart among pages that keep "
                           "the first level missing");
-    else if (2 * w2 > e[1])
+    else if (2 * w2 > e[1]) {
       xray__value_measured(va2, (double) e[1], "pages 4096 apart among pages that keep the "
                            "first level missing: more than half the entries in one set, "
                            "fully associative");
+      e1_counted = e[1];
+    }
     else if (fabs((snapped = w2 * exp2(floor(log2((double) e[1] / w2) + 0.5))) - (double) e[1])
              > SETS_SNAP * (double) e[1]) {
       snprintf(why, sizeof why, "pages 4096 apart among pages that keep the first level "
                "missing cost from %zu pages on, and %zu entries are not %zu ways of a power "
                "of two sets", w2 + 1, e[1], w2);
       xray__value_unknown(va2, why);
-      e1_off = 1;
+      snprintf(e1why, sizeof e1why, "not its ways x a power of two sets");
     } else {
       snprintf(method, sizeof method, "pages 4096 apart among %zu that keep the first level "
                "missing, one line each, less the same lines packed: walks from %zu pages on",
@@ -427,6 +432,24 @@ tlb_run(xray_machine *m, xray_report *r)
     xray__value_unknown(va2, ns > 1 ? "needs the second level's exact entry count, which was "
                         "not established"
                         : "one step only in the translation cost up to 16384 pages");
+  /* A second level's count with no ways to check it against needs another
+   * view: the count at half the stride (twice the pages), which must come
+   * out the same within a stride's worth of entries.  (Zen 5 read
+   * 4000-4734 for 4096 with its ways unknown.) */
+  if (ns > 1 && exact[1] && !e1_counted && !e1why[0] && !c.failed) {
+    size_t s2 = stride[1] / 2, k2 = 0;
+    double r = (double) e[1] / (double) (s2 ? s2 : 1);
+    if (s2)
+      k2 = ramp_count(&c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r), st[1].hi - st[1].lo);
+    if (!s2)
+      snprintf(e1why, sizeof e1why, "counted at one stride only, and its ways are not known");
+    else if (!k2 || fabs((double) (k2 * s2) - (double) e[1])
+                    > fmax((double) stride[1], STRIDES_AGREE * (double) e[1]))
+      snprintf(e1why, sizeof e1why, "pages %zu apart counted %zu%s", s2, k2 * s2,
+               k2 ? "" : " (no clean ramp)");
+    else
+      e1_strides = k2 * s2;
+  }
   for (i = 0; i < ns && i < 2; i++) {
     if (exact[i] && stride[i] == WAYS_STRIDE)
       snprintf(method, sizeof method, "pages %d apart, one line each, less the same lines "
@@ -445,14 +468,17 @@ tlb_run(xray_machine *m, xray_report *r)
       size_t len = strlen(method);
       snprintf(method + len, sizeof method - len, "; counted %zu: the nearest ways x a power "
                "of two sets", e1_counted);
-    } else if (i == 1 && e1_off) {
+    } else if (i == 1 && e1_strides) {
       size_t len = strlen(method);
-      snprintf(method + len, sizeof method - len, "; not confirmed: not its ways x a power of "
-               "two sets");
+      snprintf(method + len, sizeof method - len, "; pages %zu apart: %zu", stride[1] / 2,
+               e1_strides);
+    } else if (i == 1 && e1why[0] && exact[1]) {
+      size_t len = strlen(method);
+      snprintf(method + len, sizeof method - len, "; not confirmed: %s", e1why);
     }
     xray__value_measured(i ? ve2 : ve1, (double) e[i], method);
     /* A rough count is a guess from the shape of a step, not a second view. */
-    (i ? ve2 : ve1)->unconfirmed = !exact[i] || (i == 1 && e1_off);
+    (i ? ve2 : ve1)->unconfirmed = !exact[i] || (i == 1 && e1why[0]);
   }
   if (ns > 1) {
     xray__value_measured(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
