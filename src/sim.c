@@ -32,6 +32,13 @@
  *   prefetch=next|stride|both     next-line prefetch on an L1D miss, and a
  *                                 stride prefetcher that follows two equal
  *                                 address deltas in a row
+ *   tenant=LEVEL:RATE[:SWING]     another core's program sharing data level
+ *                                 LEVEL (2-4): RATE loads of its own, to
+ *                                 lines of a footprint 8 times the level's,
+ *                                 for each of ours that reaches the level;
+ *                                 its rate swings by SWING (0-1) around RATE
+ *                                 over every 64 measurements, as a
+ *                                 neighbour's share of a level moves
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
  *   spikes=PERCENT                chance of an isolated 1.5-6x spike (default 2)
  *   seed=N                        noise seed
@@ -81,6 +88,11 @@ struct sim {
   uint64_t prng;                /* physical placement */
   int pf_next, pf_stride;
   uint64_t pf_last, pf_delta;
+  int tenant;                   /* the level a neighbour shares (index), or 0 */
+  double trate, tswing, tnow, tacc;  /* its loads per ours; swing; this measurement's
+                                      * rate; loads owed */
+  unsigned long tcalls;         /* measurements so far */
+  uint64_t trng;
   unsigned long uop_ops;        /* 0: no op cache */
   unsigned long uop_entry;      /* ops per entry; 0: only the op count limits */
   int uop_excl;                 /* serves loops the L1I does not hold */
@@ -526,21 +538,38 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
         snprintf(err, errlen, "prefetch: '%s' is not next, stride, both or none", eq);
         goto out;
       }
+    } else if (strcmp(item, "tenant") == 0) {
+      char *end;
+      long lv = strtol(eq, &end, 10);
+      m->tswing = 0;
+      if (end == eq || *end != ':' || lv < 2 || lv > 4
+          || !((m->trate = strtod(end + 1, &end)) > 0) || m->trate > 64
+          || (*end && (*end != ':' || !((m->tswing = strtod(end + 1, &end)) >= 0)
+                       || m->tswing > 1 || *end))) {
+        snprintf(err, errlen, "tenant: '%s' is not LEVEL:RATE[:SWING] (level 2-4, rate above "
+                 "0 up to 64 loads per load, swing 0-1)", eq);
+        goto out;
+      }
+      m->tenant = (int) lv - 1;
     } else if ((r = xray__simcpu_item(&m->cpu, item, eq, err, errlen)) != 0) {
       if (r < 0)
         goto out;
       m->cpu_items = 1;
     } else {
       snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
-               "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, clock, "
-               "tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, cpus, smt, "
-               "noise, spikes, seed)", item);
+               "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, "
+               "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
+               "cpus, smt, noise, spikes, seed)", item);
       goto out;
     }
   }
   if (!m->have_l1i && !m->nlev && !m->cpu_items) {
     snprintf(err, errlen, "the simulated machine needs an l1i=SIZE:WAYS:LINE or "
              "l1d=SIZE:WAYS:LINE item, or a core item such as clock=MHZ");
+    goto out;
+  }
+  if (m->tenant && m->tenant >= m->nlev) {
+    snprintf(err, errlen, "tenant: there is no data level %d", m->tenant + 1);
     goto out;
   }
   if (m->cpu.ncpu % m->cpu.smt) {
@@ -741,6 +770,14 @@ load(struct sim *m, uint64_t va, int huge)
   }
   pa = physical(m, va);
   hit = fill(m, pa);
+  /* The neighbour's loads, at the shared level, to lines of its own. */
+  if (m->tenant && hit >= m->tenant)
+    for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1) {
+      struct cache *t = &m->lev[m->tenant];
+      unsigned long lines = 8 * (t->size / t->line);
+      cache_access(t, (unsigned long) ((UINT64_C(1) << 52) / t->line
+                                       + xray__rand(&m->trng) % lines), NULL);
+    }
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
   if (m->pf_next && hit > 0)
     fill(m, pa + m->lev[0].line);
@@ -777,6 +814,7 @@ sim_chase(xray_machine *base, const struct xray__chase *c)
   }
   if (c->n == 0)
     return NAN;
+  m->tnow = m->trate * (1 + m->tswing * sin(6.283185307179586 * (double) m->tcalls++ / 64));
   /* A quick draw (one of many to be averaged) warms with one traversal,
    * as the real machine does. */
   for (pass = 0; pass < (c->quick ? 1 : 2); pass++)
@@ -1005,6 +1043,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   }
   if (!m->rng)
     m->rng = 1;
+  m->trng = m->rng ^ 0x9e3779b97f4a7c15ULL;
   m->base.ops = &sim_ops;
   m->base.simulated = 1;
   m->base.budget = 2.0;

@@ -106,6 +106,7 @@ usage(FILE *f)
           "                          uop=OPS  penalty=CYCLES  noise=PERCENT\n"
           "                          spikes=PERCENT  seed=N\n"
           "                          l1d= l2= l3= l4=SIZE:WAYS:LINE  tlb1= tlb2=ENTRIES:WAYS:PAGE\n"
+          "                          colour=PAGE  tenant=LEVEL:RATE[:SWING]\n"
           "                          clock=MHZ tsc=MHZ int=A:M:D fp=A:M:D:F regs=I:F:V\n"
           "                          fma=yes|no contract=yes|no cpus=N smt=K (see xray(1))\n"
           "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"
