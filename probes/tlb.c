@@ -490,6 +490,17 @@ tlb_run(xray_machine *m, xray_report *r)
      * cost is no more sure than its count. */
     vm1->unconfirmed = !exact[0];
     vm->unconfirmed = !exact[1];
+    /* A miss in every level costs the second level's lookup and a page
+     * walk, which reads the page tables from the caches, so at least twice
+     * what a miss the second level catches costs (Zen 5 once read a full
+     * miss of 11 cycles after a first-level miss of 7): if not, neither
+     * step is sure. */
+    if (!(st[1].hi - st[0].lo >= 2 * (st[0].hi - st[0].lo))) {
+      size_t len = strlen(vm->method);
+      vm->unconfirmed = vm1->unconfirmed = 1;
+      snprintf(vm->method + len, sizeof vm->method - len, "; not confirmed: not twice the "
+               "first-level miss");
+    }
   } else {
     xray__value_unknown(ve2, "one step only in the translation cost up to 16384 pages");
     xray__value_unknown(va2, "one step only in the translation cost up to 16384 pages");
