@@ -1548,6 +1548,17 @@ caches_run(xray_machine *m, xray_report *r)
                "%.0f and %.0f pages, not both within %.0f %% of it", l->half[0], l->half[1],
                100 * HALVES_AGREE);
     }
+    /* The level holds its capacity: misses begin after its own plateau
+     * and are all but complete where the next level's begins. */
+    if (!isnan(l->size) && !v[0]->unconfirmed
+        && (l->size / (double) c->page < c->pt[last[i]].k
+            || l->size / (double) c->page > c->pt[first[i + 1]].k)) {
+      size_t len = strlen(v[0]->method);
+      v[0]->unconfirmed = 1;
+      snprintf(v[0]->method + len, sizeof v[0]->method - len, "; not confirmed: %.0f pages "
+               "is not between the end of its plateau (%.0f) and the start of the next (%.0f)",
+               l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
+    }
     if (isnan(l->size) && isnan(l->k50))
       xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
     else if (isnan(l->line))

@@ -104,6 +104,14 @@ sysfs_data_cache(const char *name, double *v)
   int level;
   size_t i;
 
+  /* The data and unified levels: the deepest whose size sysfs gives. */
+  if (strcmp(name, "XRAY_CACHE_LEVELS") == 0) {
+    for (level = 1; level < 8; level++)
+      if (sysfs_cache(level + 1, "Unified", "size") < 0)
+        break;
+    *v = level;
+    return level > 1 || sysfs_cache(1, "Data", "size") > 0 ? 0 : -1;
+  }
   if (!((sscanf(name, "XRAY_L%dD_%15s", &level, field) == 2 && level == 1)
         || (sscanf(name, "XRAY_L%d_%15s", &level, field) == 2 && level >= 2)))
     return -1;
