@@ -1487,9 +1487,13 @@ caches_run(xray_machine *m, xray_report *r)
                sqrt(l->fit.errA[l->ways] / l->fit.n));
       xray__value_measured(v[0], l->size, method);
       xray__value_measured(v[1], l->ways, method);
-      v[0]->unconfirmed = 1;
+      /* The ways must make a power of two colours of the transition too:
+       * a minimal set one page too large (an adaptive policy that let A + 1
+       * pages of a colour miss too little for a while) gave 9 for 8. */
+      v[0]->unconfirmed = v[1]->unconfirmed = 1;
       snprintf(v[0]->method + strlen(v[0]->method), sizeof v[0]->method - strlen(v[0]->method),
                "; not confirmed: %s", l->cwhy);
+      snprintf(v[1]->method, sizeof v[1]->method, "%s", v[0]->method);
     } else if (!isnan(l->size)) {
       xray__value_measured(v[0], l->size, method);
       v[0]->effective = shared;
