@@ -51,6 +51,17 @@ number(const char *opt, const char *s, long lo, long hi)
   return v;
 }
 
+/* 0, or 1 with a message if anything written to the standard output was
+ * lost (a full disk, a closed pipe). */
+static int
+stdout_done(void)
+{
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return 0;
+  fprintf(stderr, "%s: cannot write the standard output: %s\n", prog, strerror(errno ? errno : EIO));
+  return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -103,10 +114,10 @@ main(int argc, char **argv)
       break;
     case 'h':
       usage(stdout);
-      return 0;
+      return stdout_done();
     case 'V':
       printf("xray-gen %s\n", xray_version());
-      return 0;
+      return stdout_done();
     default:
       fprintf(stderr, "Try '%s --help' for more information.\n", prog);
       return 2;
@@ -150,5 +161,5 @@ main(int argc, char **argv)
     fprintf(stderr, "%s: invalid --lang '%s' (c, asm or bin)\n", prog, lang);
     return 2;
   }
-  return fflush(stdout) ? 1 : 0;
+  return stdout_done();
 }

@@ -11,11 +11,16 @@
 
 static const char *prog = "xray";
 
-/* Outputs are written to a temporary file beside the target and renamed
- * into place on success; the temporaries go on every other exit path,
- * signals included. */
+/* Outputs.  A regular file, or a name not yet taken, is written to a
+ * temporary file beside it and renamed into place on success, with the
+ * mode (and, where xray may, the owner) of the file it replaces; the
+ * temporaries go on every other exit path, signals included.  A symbolic
+ * link is followed: its target is replaced so, and the link stays.
+ * Anything else (a device such as /dev/null, a FIFO) is written through,
+ * never replaced.  A path that cannot be written is refused before any
+ * measuring. */
 struct outfile {
-  char *path, *tmp;
+  char *path, *tmp;             /* the file renamed over (a link's target); NULL: direct */
   FILE *f;
 };
 static struct outfile outs[4];   /* results, trace, recording's machine and cpuinfo */
@@ -39,45 +44,98 @@ on_signal(int sig)
   raise(sig);
 }
 
+static void
+out_refuse(const char *path, const char *why)
+{
+  fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, why);
+  exit(2);
+}
+
 static FILE *
 out_open(struct outfile *o, const char *path)
 {
-  mode_t mask;
-  int fd;
+  struct stat st;
+  char *target = NULL;
+  mode_t mode;
+  int fd, exists;
 
   if (strcmp(path, "-") == 0)
     return o->f = stdout;
-  o->path = strdup(path);
-  o->tmp = malloc(strlen(path) + 16);
-  if (!o->path || !o->tmp) {
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !(target = realpath(path, NULL)))
+    out_refuse(path, errno == ENOENT ? "a symbolic link to nothing" : strerror(errno));
+  if (!target && !(target = strdup(path))) {
     fprintf(stderr, "%s: out of memory\n", prog);
     exit(1);
   }
-  sprintf(o->tmp, "%s.tmpXXXXXX", path);
-  /* mkstemp makes the file 0600; the result gets a new file's mode. */
-  mask = umask(0);
-  umask(mask);
-  if ((fd = mkstemp(o->tmp)) < 0 || fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-    fprintf(stderr, "%s: cannot create a file beside '%s': %s\n", prog, path, strerror(errno));
+  exists = stat(target, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    out_refuse(path, "it is a directory");
+  if (exists && !S_ISREG(st.st_mode)) {
+    /* A device or FIFO: written through. */
+    if (!(o->f = fopen(target, "w")))
+      out_refuse(path, strerror(errno));
+    free(target);
+    return o->f;
+  }
+  o->path = target;
+  if (!(o->tmp = malloc(strlen(target) + 16))) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(1);
+  }
+  sprintf(o->tmp, "%s.tmpXXXXXX", target);
+  /* mkstemp makes the file 0600: it gets the mode of the file it replaces,
+   * or a new file's. */
+  mode = umask(0);
+  umask(mode);
+  mode = exists ? st.st_mode & 07777 : 0666 & ~mode;
+  if ((fd = mkstemp(o->tmp)) < 0) {
     free(o->tmp);
     o->tmp = NULL;
+    out_refuse(path, errno == ENOENT ? "no such directory" : strerror(errno));
+  }
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
+    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, strerror(errno));
     exit(1);
+  }
+  /* The owner too, where xray may give the file away (as root); else it
+   * stays xray's. */
+  if (exists && fchown(fd, st.st_uid, st.st_gid) != 0) {
   }
   return o->f;
 }
 
+/* 0, or -1 with a message: the output is complete and in place. */
 static int
-out_commit(struct outfile *o)
+out_commit(struct outfile *o, const char *name)
 {
-  if (!o->f || o->f == stdout)
-    return o->f ? fflush(stdout) : 0;
-  if (fclose(o->f) != 0 || rename(o->tmp, o->path) != 0) {
-    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, o->path, strerror(errno));
+  int bad;
+
+  if (!o->f)
+    return 0;
+  if (o->f == stdout) {
+    if (fflush(stdout) == 0 && !ferror(stdout))
+      return 0;
+    fprintf(stderr, "%s: cannot write the standard output: %s\n", prog, strerror(errno));
     return -1;
   }
-  free(o->tmp);
-  o->tmp = NULL;
-  return 0;
+  bad = ferror(o->f) | fclose(o->f);
+  o->f = NULL;
+  if (!bad && (!o->tmp || rename(o->tmp, o->path) == 0)) {
+    free(o->tmp);
+    o->tmp = NULL;
+    return 0;
+  }
+  fprintf(stderr, "%s: cannot write '%s': %s\n", prog, name, strerror(errno ? errno : EIO));
+  return -1;
+}
+
+/* 0, or 1 with a message if what went to the standard output was lost. */
+static int
+stdout_done(void)
+{
+  struct outfile o = { NULL, NULL, stdout };
+
+  return out_commit(&o, "-") ? 1 : 0;
 }
 
 static void
@@ -173,6 +231,7 @@ main(int argc, char **argv)
   size_t nsel = 0, i;
   xray_machine *m;
   static xray_report rep;
+  static char rpath[3][4096];   /* a recording's files */
   char err[256] = "";
   int c, rc = 0;
 
@@ -239,13 +298,13 @@ main(int argc, char **argv)
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
         printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
-      return 0;
+      return stdout_done();
     case 'h':
       usage(stdout);
-      return 0;
+      return stdout_done();
     case 'V':
       printf("xray %s\n", xray_version());
-      return 0;
+      return stdout_done();
     default:
       fprintf(stderr, "Try '%s --help' for more information.\n", prog);
       return 2;
@@ -286,6 +345,24 @@ main(int argc, char **argv)
     for (; xray_probe_at(nsel) && nsel < sizeof sel / sizeof *sel; nsel++)
       sel[nsel] = xray_probe_at(nsel);
 
+  /* Every output is opened before anything is measured, so that a path
+   * that cannot be written costs no measuring. */
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
+  atexit(remove_temps);
+  if (record) {
+    snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", record);
+    snprintf(rpath[1], sizeof rpath[1], "%s/machine", record);
+    snprintf(rpath[2], sizeof rpath[2], "%s/cpuinfo", record);
+    trace = rpath[0];
+    out_open(&outs[2], rpath[1]);
+    out_open(&outs[3], rpath[2]);
+  }
+  if (trace)
+    out_open(&outs[1], trace);
+  out_open(&outs[0], output);
+
   m = simulate ? xray_machine_simulated(simulate, err, sizeof err)
       : replay ? xray_machine_replay(replay, err, sizeof err)
       : xray_machine_real(err, sizeof err);
@@ -297,10 +374,6 @@ main(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", prog, err);
     return 1;
   }
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-  atexit(remove_temps);
 
   xray_machine_set_budget(m, budget);
   xray_machine_set_compiler(m, cc, cflags);
@@ -314,17 +387,8 @@ main(int argc, char **argv)
     xray_machine_free(m);
     return 2;
   }
-  if (record) {
-    static char path[3][4096];
-    snprintf(path[0], sizeof path[0], "%s/points.csv", record);
-    snprintf(path[1], sizeof path[1], "%s/machine", record);
-    snprintf(path[2], sizeof path[2], "%s/cpuinfo", record);
-    trace = path[0];
-    out_open(&outs[2], path[1]);
-    out_open(&outs[3], path[2]);
-  }
   if (trace)
-    xray_machine_set_trace(m, out_open(&outs[1], trace));
+    xray_machine_set_trace(m, outs[1].f);
   /* A recording holds several runs, so that the replay has the noise too;
    * the results are those of the last. */
   for (run = 0; run < (record ? (repeat ? repeat : 3) : 1); run++) {
@@ -344,9 +408,9 @@ main(int argc, char **argv)
     rc = 1;
   xray_machine_free(m);
 
-  xray_report_write(&rep, out_open(&outs[0], output), fmt);
-  if ((record && (out_commit(&outs[2]) || out_commit(&outs[3])))
-      || (trace && out_commit(&outs[1])) || out_commit(&outs[0]))
+  xray_report_write(&rep, outs[0].f, fmt);
+  if (out_commit(&outs[2], rpath[1]) | out_commit(&outs[3], rpath[2])
+      | out_commit(&outs[1], trace ? trace : "") | out_commit(&outs[0], output))
     rc = 1;
   return rc;
 }
