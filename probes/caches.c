@@ -1216,9 +1216,10 @@ static int
 ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
         char *why, size_t whylen)
 {
-  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u;
-  uint64_t *set = malloc(2 * n0 * sizeof *set);
+  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u, nbest = 0;
+  uint64_t *set = malloc(3 * n0 * sizeof *set), *best = set ? set + 2 * n0 : NULL;
   int agree = 0, any = 0;
+  const char *stop = NULL;
 
   if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
     free(set);
@@ -1230,16 +1231,13 @@ ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double belo
   /* Until two agree; not after three that all lost their conflict (the
    * level's conflicts are too weak to reduce: tree-PLRU of 10 ways here). */
   for (t = 0; t < CONFLICT_TRIES && agree < 2 && (t < 3 || any); t++) {
-    int late = c->deadline > 0 && xray__now() > c->deadline;
-    if (late || c->tests > CONFLICT_TESTS) {
-      free(set);
-      if (late)
-        snprintf(why, whylen, "the time budget (--budget) was spent before two reductions "
-                 "agreed");
-      else
-        snprintf(why, whylen, "%d conflict tests were spent before two reductions agreed",
-                 CONFLICT_TESTS);
-      return 0;
+    if (c->deadline > 0 && xray__now() > c->deadline) {
+      stop = "the time budget (--budget) was spent";
+      break;
+    }
+    if (c->tests > CONFLICT_TESTS) {
+      stop = "the conflict tests allowed were spent";
+      break;
     }
     draw_pages(c, n0, pool_for(n0));
     memcpy(set, c->pool, n0 * sizeof *set);
@@ -1247,9 +1245,24 @@ ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double belo
     for (u = 0, agree = 0; u <= t; u++)
       agree += got[u] > 0 && got[u] == got[t];
     any |= got[t] > 0;
+    if (got[t] > 0 && (!nbest || got[t] < nbest)) {
+      nbest = got[t];
+      memcpy(best, set, nbest * sizeof *set);
+    }
   }
-  if (agree < 2) {
-    int len = snprintf(why, whylen, "no two reductions agreed (pages:");
+  /* Two that agree; else the smallest of those that ended, which must
+   * then pass the one-colour test on its own (every page needed, and of
+   * one colour), as must the ways it gives the capacity's check: an
+   * adaptive policy lets a reduction stop a page early now and then, and
+   * two seldom stop on the same count within the budget. */
+  if (agree >= 2)
+    t--;                                /* the one that agreed: set holds it */
+  else if (nbest) {
+    memcpy(set, best, nbest * sizeof *set);
+    got[t = 0] = nbest;
+  } else {
+    int len = snprintf(why, whylen, "%s%sno reduction ended (pages:", stop ? stop : "",
+                       stop ? " and " : "");
     for (u = 0; u < t && len > 0 && (size_t) len < whylen; u++)
       len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
     if (len > 0 && (size_t) len < whylen)
@@ -1257,7 +1270,6 @@ ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double belo
     free(set);
     return 0;
   }
-  t--;                                  /* the one that agreed: set holds it */
   /* A set that the level below holds whole cannot miss this level by
    * itself: it conflicted because the host's other threads took ways of
    * both for a while (8 pages, for 7 ways, once here). */
