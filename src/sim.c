@@ -263,6 +263,9 @@ cache_sweep_misses(struct cache *c, unsigned long first, unsigned long last)
 
 /* --- spec parsing -------------------------------------------------------- */
 
+/* The largest size, count or cycle figure a spec may give: 1 TiB. */
+#define SIZE_LIMIT ((unsigned long) 1 << 40)
+
 static int
 parse_size(const char *s, const char *what, unsigned long *out, char *err, size_t errlen)
 {
@@ -276,19 +279,26 @@ parse_size(const char *s, const char *what, unsigned long *out, char *err, size_
   }
   v = strtoul(s, &end, 10);
   if (*end == 'K' || *end == 'k')
-    v *= 1024, end++;
+    v = v > SIZE_LIMIT / 1024 ? SIZE_LIMIT + 1 : v * 1024, end++;
   else if (*end == 'M' || *end == 'm')
-    v *= 1024 * 1024, end++;
+    v = v > SIZE_LIMIT / (1024 * 1024) ? SIZE_LIMIT + 1 : v * 1024 * 1024, end++;
   if (errno || *end || v == 0) {
     snprintf(err, errlen, "%s: '%s' is not a positive number (K and M suffixes allowed)",
              what, s);
+    return -1;
+  }
+  if (v > SIZE_LIMIT) {
+    snprintf(err, errlen, "%s: '%s' is more than the simulator takes (%lu)", what, s,
+             (unsigned long) SIZE_LIMIT);
     return -1;
   }
   *out = v;
   return 0;
 }
 
-/* Cache (data: with a latency field) or TLB geometry. */
+/* Cache (data: with a latency field) or TLB geometry.  Every number is at
+ * most SIZE_LIMIT, and a TLB's entries times its page no more either, so
+ * that no product wraps. */
 static int
 parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb, char *err,
                size_t errlen)
@@ -327,8 +337,19 @@ parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb,
              tlb ? "page" : "line", c->line, tlb ? 1024 : 8);
     return -1;
   }
+  if (tlb && c->size > SIZE_LIMIT / c->line) {
+    snprintf(err, errlen, "%s: %lu entries of %lu bytes cover more than the simulator takes "
+             "(%lu bytes)", level, c->size, c->line, (unsigned long) SIZE_LIMIT);
+    return -1;
+  }
   if (tlb)
     c->size *= c->line;
+  if (c->ways > c->size / c->line) {
+    snprintf(err, errlen, "%s: %lu ways of %lu-byte %s are more than %lu %s hold", level,
+             c->ways, c->line, tlb ? "pages" : "lines", tlb ? c->size / c->line : c->size,
+             tlb ? "entries" : "bytes");
+    return -1;
+  }
   if (c->size % (c->ways * c->line)) {
     if (tlb)
       snprintf(err, errlen, "%s: %lu entries are not a multiple of %lu ways", level,
