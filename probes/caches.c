@@ -1311,7 +1311,8 @@ caches_run(xray_machine *m, xray_report *r)
   xray_value *vmem;
   struct level *L;
   int *first, *last, nl, i, j, rc = 0, merged;
-  char method[240], why[200], lastwhy[200], msg[200], unsettled[200];
+  char method[240], why[200], lastwhy[200], msg[200], unsettled[200], os_src[48];
+  double os_levels;
   double kmax;
 
   if (c) {
@@ -1598,6 +1599,30 @@ caches_run(xray_machine *m, xray_report *r)
     if (m->core_hz > 0)
       v[3]->ns = l->lo / m->core_hz * 1e9;
   }
+  /* A step is a level of its own when the level's capacity is confirmed
+   * (its ways by a conflict set, the colours a power of two between the
+   * model's bounds, inside its own transition): every level but the last
+   * (which may be shared and fade) must be, or the count may hold one
+   * level in two steps (a shared L3 that other tenants take in two stages
+   * read as an L4 on Zen 5, where the OS gave no level count to check).
+   * Where the OS's cache topology gives the same count, that is the second
+   * view (not on a simulated machine, whose OS view is the truth). */
+  if (vlev && vlev->source == XRAY_SOURCE_MEASURED
+      && (m->simulated || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src,
+                                        sizeof os_src) != 0 || os_levels != nl))
+    for (i = 1; i < nl - 1; i++) {
+      char name[32];
+      const xray_value *v;
+      snprintf(name, sizeof name, "XRAY_L%d_SIZE", i + 1);
+      if (!(v = xray_report_get(r, name)) || v->source != XRAY_SOURCE_MEASURED
+          || v->unconfirmed) {
+        size_t len = strlen(vlev->method);
+        vlev->unconfirmed = 1;
+        snprintf(vlev->method + len, sizeof vlev->method - len, "; not confirmed: the L%d "
+                 "capacity is not, so its step may not be one level", i + 1);
+        break;
+      }
+    }
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
     /* Memory's plateau holds when the levels before it merged. */
