@@ -393,7 +393,7 @@ parse_percent(const char *s, const char *what, double *out, char *err, size_t er
 
   errno = 0;
   v = strtod(s, &end);
-  if (errno || end == s || *end || v < 0 || v > 100) {
+  if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
     snprintf(err, errlen, "%s: '%s' is not a percentage from 0 to 100", what, s);
     return -1;
   }

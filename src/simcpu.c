@@ -116,7 +116,7 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
   if (strcmp(key, "drift") == 0) {
     char *end;
     double d = strtod(val, &end);
-    if (end == val || *end || d <= -50 || d >= 50) {
+    if (end == val || *end || !(d > -50 && d < 50)) {
       snprintf(err, errlen, "drift=%s: expected a percentage between -50 and 50", val);
       return -1;
     }
@@ -124,6 +124,10 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
   } else if (strcmp(key, "clock") == 0 || strcmp(key, "tsc") == 0) {
     if (numbers(key, val, v, 1, 0, err, errlen))
       return -1;
+    if (v[0] < 1) {
+      snprintf(err, errlen, "%s=%s: expected MHz, at least 1", key, val);
+      return -1;
+    }
     *(key[0] == 'c' ? &c->mhz : &c->tsc) = v[0];
   } else if (strcmp(key, "int") == 0 || strcmp(key, "ithru") == 0) {
     if (numbers(key, val, v, 3, 0, err, errlen))

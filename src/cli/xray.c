@@ -319,8 +319,9 @@ main(int argc, char **argv)
       fprintf(stderr, ")\nTry '%s --help' for more information.\n", prog);
       return 2;
     }
-    if (nsel < sizeof sel / sizeof *sel)
-      sel[nsel++] = p;
+    if (nsel == sizeof sel / sizeof *sel)
+      usage_error("more than %s probes named", "16");
+    sel[nsel++] = p;
   }
   /* For tests of build systems: the macros run the engine, and can measure
    * a simulated machine through the environment. */
