@@ -214,7 +214,7 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,
                         enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                         const char *layout);
 
-/* probes/caches.c: the chance that a load misses a level of A ways whose
+/* probes/caches-model.c: the chance that a load misses a level of A ways whose
  * sets span P page colours, with k whole pages of random colour (as a
  * hypervisor hands them out): Pr[X >= A], X ~ Binomial(k - 1, 1/P) the
  * other pages of its colour. */
@@ -262,6 +262,10 @@ int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n,
  * (either may be given a NULL value, which does nothing). */
 void xray__value_measured(xray_value *v, double x, const char *method);
 void xray__value_unknown(xray_value *v, const char *why);
+/* Not confirmed after all: marks v so and adds to its method why,
+ * formatted ("; not confirmed: ..."). */
+void xray__value_doubt(xray_value *v, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
 
 /* machine.c: the two measurement backends behind one interface. */
 struct xray__machine_ops {

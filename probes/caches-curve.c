@@ -1,0 +1,428 @@
+/* The caches probe's curve (see caches.c): the time per load over random
+ * whole pages, its plateaus and transitions, the draws that refine them,
+ * and the line size of a level. */
+#include "caches.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the curve ----------------------------------------------------------- */
+
+/* Plateaus: runs of at least minlen points each within FLAT of the
+ * median of the run before it.  (Not of the point before it: the time
+ * per load of memory, 2 draws a point on a busy host, zigzags by 5-10 %
+ * from point to point and broke its plateau, while a transition that
+ * rises 5 % a point passed for one.)  Returns their count; first/last
+ * point of each. */
+#define FLAT 0.06
+/* How much a plateau may rise a point (see plateaus()). */
+#define DRIFT 0.02
+
+static int
+drifts(const double *y, int a, int b)
+{
+  return fabs(y[b] - y[a]) > fmax(2 * FLAT, DRIFT * (b - a)) * y[a];
+}
+
+static int
+plateaus(const double *y, int n, int minlen, int *first, int *last, int max)
+{
+  int i = 0, np = 0;
+
+  while (i < n && np < max) {
+    int j = i;
+    double med = y[i];
+    while (j + 1 < n && fabs(y[j + 1] - med) <= FLAT * med)
+      med = xray__median(y + i, (size_t) (++j - i + 1));
+    /* A plateau must not drift: its ends within 2 FLAT, or within
+     * DRIFT a point (a shared level's time rises slowly with the
+     * footprint, as translation costs and other tenants' share do; a
+     * transition, even tree-PLRU's, rises faster).  Drift at its end is
+     * the next transition beginning, at its start the slow tail of the
+     * last one (a short shared L3 plateau after the L2's step): cut
+     * whichever end leaves the longer plateau. */
+    int a = i, b = j;
+    while (j - i >= 2 && drifts(y, i, j))
+      j--;
+    while (b - a >= 2 && drifts(y, a, b))
+      a++;
+    if (b - a > j - i)
+      i = a, j = b;
+    if (j - i + 1 >= minlen) {
+      first[np] = i;
+      last[np] = j;
+      np++;
+    }
+    i = j + 1;
+  }
+  return np;
+}
+
+static double
+plateau_level(const double *y, int a, int b)
+{
+  return xray__median(y + a, (size_t) (b - a + 1));
+}
+
+/* The median spread of the draws of points a..b (draw_spread). */
+#define SPREAD_MAX 0.25
+static double
+plateau_spread(const struct cc *c, int a, int b)
+{
+  double v[MAX_PTS];
+  int i;
+
+  for (i = a; i <= b; i++)
+    v[i - a] = caches_draw_spread(&c->pt[i]);
+  return xray__median(v, (size_t) (b - a + 1));
+}
+
+int
+caches_halves_agree(const struct level *l, double pages)
+{
+  return fabs(l->half[0] - pages) <= HALVES_AGREE * pages
+         && fabs(l->half[1] - pages) <= HALVES_AGREE * pages;
+}
+
+/* The levels of the curve so far.  It has settled on memory when its
+ * last plateau reaches the end of the scan, spans an octave, and is at
+ * least twice the level before it (DRAM is; a spurious flat stretch of L3
+ * and page walks was not, and once gave 76 cycles here); with a clock
+ * (real or simulated), no DRAM answers in less than 50 ns either.  A
+ * scan stops early only on that clock rule: without it, a long L3
+ * plateau looks like memory. */
+void
+caches_shape_of(struct cc *c, struct shape *S, int need_ns)
+{
+  int i, *first = S->first, *last = S->last;
+
+  for (i = 0; i < c->npt; i++)
+    S->y[i] = caches_mean(&c->pt[i]);
+  /* Plateaus on the curve smoothed by medians of three: single points
+   * disturbed by the host must not split a level. */
+  xray__smooth(S->y, S->sm, (size_t) c->npt);
+  /* Every plateau, however many: flat stretches of transitions that the
+   * rules below take back must not use up the room for the levels after
+   * them (a busy host's curve had seven before memory's, and the scan ran
+   * to its deadline looking for it). */
+  S->np = c->failed ? 0 : plateaus(S->sm, c->npt, 3, first, last, MAX_PTS);
+  /* A plateau shorter than an octave is a level only if it is flat end
+   * to end, its draws agree, it is at least twice the one before and 1.5
+   * times under the one after (levels are); otherwise it is a stretch of
+   * a transition that looked flat (Zen 3's L2 step, not LRU, rises
+   * slowly, then jumps, then slowly again; a tree-PLRU level's transition
+   * rises 5 % a point for an octave; the shared L3's transition here is a
+   * mixture of draws that hit and draws that miss), and its points go
+   * back to it. */
+  for (i = 1; i < S->np; i++)
+    if (last[i] - first[i] + 1 < PER_OCTAVE
+        && (fabs(S->sm[last[i]] - S->sm[first[i]]) > FLAT * S->sm[first[i]]
+            || plateau_spread(c, first[i], last[i]) > SPREAD_MAX
+            || plateau_level(S->sm, first[i], last[i])
+               < 2 * plateau_level(S->sm, first[i - 1], last[i - 1])
+            || (i + 1 < S->np && 1.5 * plateau_level(S->sm, first[i], last[i])
+                                 > plateau_level(S->sm, first[i + 1], last[i + 1])))) {
+      memmove(first + i, first + i + 1, (size_t) (S->np - i - 1) * sizeof *first);
+      memmove(last + i, last + i + 1, (size_t) (S->np - i - 1) * sizeof *last);
+      S->np--, i--;
+    }
+  S->nl = S->np - 1;
+  for (i = 0; i < S->nl && i < MAX_LEVELS; i++) {
+    struct level *L = &S->L[i];
+    L->lo = plateau_level(S->sm, first[i], last[i]);
+    L->hi = plateau_level(S->sm, first[i + 1], last[i + 1]);
+    L->a = last[i];
+    L->b = first[i + 1];
+    L->size = L->line = L->k50 = NAN;
+    /* Not a level: merge the plateaus.  A level costs at least 1.5 times
+     * the one before it; a rise of 1.23 was Zen 3's L2 losing ways to the
+     * host's SMT sibling for a while. */
+    if (L->hi < L->lo * 1.5) {
+      memmove(first + i + 1, first + i + 2, (size_t) (S->np - i - 2) * sizeof *first);
+      last[i] = last[i + 1];
+      memmove(last + i + 1, last + i + 2, (size_t) (S->np - i - 2) * sizeof *last);
+      S->np--, S->nl--, i--;
+    }
+  }
+  /* More levels than any machine has: keep the first, unsettled. */
+  if (S->nl > MAX_LEVELS) {
+    S->nl = MAX_LEVELS;
+    S->np = MAX_LEVELS + 1;
+  }
+  S->settled = S->np > 0 && last[S->np - 1] >= c->npt - 3
+               && last[S->np - 1] - first[S->np - 1] + 1 >= PER_OCTAVE
+               && (S->nl < 1 || S->L[S->nl - 1].hi >= 2 * S->L[S->nl - 1].lo);
+  if (S->settled && (need_ns || !c->m->simulated))
+    S->settled = c->m->core_hz > 0
+                 ? plateau_level(S->sm, first[S->np - 1], last[S->np - 1]) / c->m->core_hz >= 50e-9
+                 : !need_ns;
+}
+
+/* Where the miss fraction of transition L crosses one half, in pages
+ * (log-linear between points): a shared level's effective capacity. */
+double
+caches_half_way(const struct cc *c, const struct shape *S, const struct level *L)
+{
+  double mid = (L->lo + L->hi) / 2;
+  int i;
+
+  for (i = L->a; i < L->b + 1 && i + 1 < c->npt; i++)
+    if (S->sm[i] < mid && S->sm[i + 1] >= mid) {
+      double t = (mid - S->sm[i]) / (S->sm[i + 1] - S->sm[i]);
+      return exp(log(c->pt[i].k) + t * (log(c->pt[i + 1].k) - log(c->pt[i].k)));
+    }
+  return c->pt[L->b].k;
+}
+
+/* The pages any L1 holds whatever their colours: one indexed within a
+ * page steps sharply at its capacity in pages plus one, from under a
+ * quarter of the step to over three quarters in one point; this is the
+ * last point below.  (The scan's points skip some counts, so it is at most
+ * that capacity.)  0 where the step is gradual: an L1 whose index reaches
+ * above the page (64 KB of 4 ways) has colours of its own, and 9 pages of
+ * one L2 colour need not fit it. */
+double
+caches_l1_pages(const struct cc *c, const struct shape *S)
+{
+  const struct level *L = &S->L[0];
+  double q = (L->hi - L->lo) / 4;
+  int j = L->a;
+
+  while (j + 1 <= L->b && S->sm[j + 1] < L->lo + 2 * q)
+    j++;
+  return S->sm[j] <= L->lo + q && j + 1 < c->npt && S->sm[j + 1] >= L->hi - q ? c->pt[j].k : 0;
+}
+
+/* Draws for a point of k pages: up to want, fewer where a draw is long. */
+static int
+draws_for(const struct cc *c, double k, int want)
+{
+  double n = (double) FIT_LINES / (ceil(k) * (double) c->lpp);
+
+  return n >= want ? want : n < 4 ? 4 : (int) n;
+}
+
+/* Draws for points a..b (but not those marked in skip), up to want each
+ * (fewer where a draw is long), in rounds of one draw per point: a phase
+ * of the host that lasts a while (other tenants taking most of the
+ * shared level for a second) then falls on every point alike, instead of
+ * bending the curve at the points it met.  Until the deadline, after
+ * which a point with a draw gets no more. */
+static void
+add_rounds(struct cc *c, int a, int b, const char *skip, int want)
+{
+  int more = 1, i;
+
+  while (more && !c->failed) {
+    more = 0;
+    for (i = a; i <= b && !c->failed; i++) {
+      struct pt *p = &c->pt[i];
+      if ((skip && skip[i]) || p->draws >= draws_for(c, p->k, want))
+        continue;
+      if (p->draws > 0 && c->deadline > 0 && xray__now() > c->deadline)
+        return;
+      p->v[p->draws++] = caches_one_draw(c, p->k);
+      more = 1;
+    }
+  }
+}
+
+/* Fit one transition: refine its points with more draws (fewer where a
+ * draw is long), normalise. */
+void
+caches_analyse(struct cc *c, struct level *L, double *y)
+{
+  double k[MAX_PTS], f[MAX_PTS], w[MAX_PTS], k50 = 0;
+  struct fitdata d = { k, f, w, 0, NULL };
+  int h, i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
+
+  add_rounds(c, a, b, NULL, FIT_DRAWS);
+  for (i = a; i <= b; i++)
+    y[i] = caches_mean(&c->pt[i]);
+  for (i = a; i <= b; i++) {
+    k[d.n] = L->fk[d.n] = c->pt[i].k;
+    f[d.n] = L->ff[0][d.n] = (y[i] - L->lo) / (L->hi - L->lo);
+    w[d.n] = 1;
+    if (!(k50 > 0) && f[d.n] >= 0.5)
+      k50 = k[d.n];
+    d.n++;
+  }
+  if (!(k50 > 0))
+    k50 = c->pt[L->b].k;
+  caches_fit_level(&d, k50, &L->fit);
+  L->fit.n = L->fn = d.n;
+  L->fit.rms = d.n ? sqrt(L->fit.err / d.n) : HUGE_VAL;
+  /* A second view: the same model fitted to the even and to the odd
+   * draws of every point, which differ in their pages and (the rounds
+   * interleave) in when they ran. */
+  for (h = 0; h < 2; h++) {
+    struct fit fh;
+    for (i = a; i <= b; i++) {
+      struct pt half = { c->pt[i].k, { 0 }, 0 };
+      int j;
+      for (j = h; j < c->pt[i].draws; j += 2)
+        half.v[half.draws++] = c->pt[i].v[j];
+      f[i - a] = half.draws ? (caches_mean(&half) - L->lo) / (L->hi - L->lo) : f[i - a];
+      L->ff[1 + h][i - a] = f[i - a];
+    }
+    caches_fit_level(&d, k50, &fh);
+    L->half[h] = fh.A > 0 ? fh.P * fh.A : NAN;
+  }
+}
+
+/* More draws for the points that lie on no plateau, and many for those
+ * on one shorter than an octave and their neighbours (a flat stretch of
+ * a transition, until draws enough show otherwise: Zen 3's L2 step read
+ * 26, 26, 27 cycles at 8 draws a point, 21, 22, 27 at 40); returns how
+ * many points changed. */
+int
+caches_refine_slopes(struct cc *c, const struct shape *S)
+{
+  char skip[MAX_PTS], many[MAX_PTS];
+  int i, p = 0, changed = 0;
+
+  memset(many, 0, sizeof many);
+  for (i = 0; i < S->np; i++)
+    if (S->last[i] - S->first[i] + 1 < PER_OCTAVE) {
+      int j;
+      for (j = S->first[i] > 0 ? S->first[i] - 1 : 0; j <= S->last[i] + 1 && j < c->npt; j++)
+        many[j] = 1;
+    }
+  for (i = 0; i < c->npt; i++) {
+    while (p < S->np && S->last[p] < i)
+      p++;
+    skip[i] = (p < S->np && i >= S->first[p] && !many[i])
+              || c->pt[i].draws >= draws_for(c, c->pt[i].k, SLOPE_DRAWS);
+    changed += !skip[i];
+  }
+  add_rounds(c, 0, c->npt - 1, skip, SLOPE_DRAWS);
+  for (i = 0; i < c->npt; i++) {
+    skip[i] = !many[i] || c->pt[i].draws >= draws_for(c, c->pt[i].k, FIT_DRAWS);
+    changed += !skip[i];
+  }
+  add_rounds(c, 0, c->npt - 1, skip, FIT_DRAWS);
+  return changed;
+}
+
+/* Points from K_MIN pages up, PER_OCTAVE to the octave, until the curve
+ * settles on memory, the chain would pass LINES_MAX loads or (on the real
+ * machine) SCAN_BUDGETS budgets have passed; a later call goes on from
+ * where the last one stopped.  Returns 1 if it can go on. */
+int
+caches_scan(struct cc *c, struct shape *S)
+{
+  double r = pow(2, 1.0 / PER_OCTAVE), x;
+
+  for (; c->npt < MAX_PTS; c->next++) {
+    x = K_MIN * pow(r, c->next);
+    x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
+    if (ceil(x) * (double) c->lpp > (double) LINES_MAX)
+      return 0;
+    if (c->npt && x <= c->pt[c->npt - 1].k)
+      continue;
+    if (c->start > 0 && xray__now() > c->start + SCAN_BUDGETS * c->m->budget) {
+      c->out_of_time = 1;
+      return 0;
+    }
+    c->pt[c->npt].k = x;
+    c->pt[c->npt].draws = 0;
+    caches_add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
+    c->npt++;
+    if (c->failed)
+      return 0;
+    if (x >= 16) {
+      caches_shape_of(c, S, 1);
+      if (S->settled) {
+        c->next++;
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Line size of the level whose transition is L, at k pages where it
+ * misses: the smallest s at which a load s bytes after a missing one
+ * misses too (below the line it hits).  The step must be clean: every
+ * offset below it well under the threshold and within LINE_FLAT of the
+ * level's step of the smallest, it and the next above the threshold, and
+ * the step still there when measured once more.  A prefetcher that brings
+ * the neighbouring line along (Zen 3's L2 and DRAM) blurs it, and then the
+ * line size is not given. */
+#define LINE_FLAT 0.15
+
+/* Cycles per load of pairs s bytes apart at k pages: the median of three
+ * chases. */
+static double
+pairs(struct cc *c, double k, uint64_t s)
+{
+  double t[3];
+  int j;
+
+  char what[48];
+
+  snprintf(what, sizeof what, "chase-pairs/k%g", k);
+  for (j = 0; j < 3; j++)
+    t[j] = caches_run_chain(c, caches_lay_out(c, k, s), (double) s, what);
+  return xray__median(t, 3);
+}
+
+double
+caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
+{
+  double thr = (3 * L->hi + L->lo) / 4, mid = (L->hi + L->lo) / 2, y[16];
+  uint64_t s;
+  int n = 0, i, j;
+
+  for (s = 8; s < c->page && n < 16; s *= 2, n++) {
+    if (c->deadline > 0 && xray__now() > c->deadline) {
+      snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
+      return NAN;
+    }
+    y[n] = pairs(c, k, s);
+    if (c->failed) {
+      snprintf(why, whylen, "%s", c->m->error);
+      return NAN;
+    }
+    if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
+      break;
+  }
+  for (i = 0; i < n && y[i] < thr; i++)
+    ;
+  if (i >= n) {
+    snprintf(why, whylen, "no pair offset below a page made both loads miss");
+    return NAN;
+  }
+  for (j = 0; j < i; j++)
+    if (y[j] > mid) {
+      snprintf(why, whylen, "pairs of loads %d bytes apart already cost more than half a "
+               "miss more, below the step at %d: no clean step (a prefetcher brings "
+               "neighbouring lines)", 8 << j, 8 << i);
+      return NAN;
+    }
+  if (i == 0) {
+    snprintf(why, whylen, "pairs of loads 8 bytes apart already both miss");
+    return NAN;
+  }
+  /* Within a line the second load always hits, at any offset: the pairs
+   * below the step cost the same.  Where they climb towards it, a
+   * prefetcher or a level shared with other tenants decides the step,
+   * not the line (the shared L3 here once read 87, 105, 134, 162, 150
+   * and 164 cycles for pairs 8 to 256 bytes apart, then 315 at 512). */
+  for (j = 1; j < i; j++)
+    if (fabs(y[j] - y[0]) > LINE_FLAT * (L->hi - L->lo)) {
+      snprintf(why, whylen, "pairs of loads 8 and %d bytes apart, both below the step at "
+               "%d, cost %.0f and %.0f cycles: no clean step", 8 << j, 8 << i, y[0], y[j]);
+      return NAN;
+    }
+  /* Once more, either side of the step: a busy host once moved the cost
+   * of memory between two offsets, and a line of 16 bytes came out. */
+  if (!(pairs(c, k, (uint64_t) 4 << i) < mid && pairs(c, k, (uint64_t) 8 << i) >= thr)
+      || c->failed) {
+    snprintf(why, whylen, "the step at %d bytes did not hold when measured again", 8 << i);
+    return NAN;
+  }
+  return (double) (8 << i);
+}
+

@@ -1,0 +1,199 @@
+/* The caches probe's page-colour model (see caches.c): the chance that a
+ * load misses a level of P colours of A ways, under LRU, under a measured
+ * replacement policy and under the optimal one, and its fit to a
+ * transition. */
+#include "caches.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the model ----------------------------------------------------------- */
+
+static double
+lchoose(double n, double k)
+{
+  return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+}
+
+double
+xray__colour_miss(double k, double P, int A)
+{
+  double n = k - 1, below = 0;
+  int x;
+
+  if (P <= 1)
+    return k - 1 >= A ? 1 : 0;
+  if (n < A)
+    return 0;
+  for (x = 0; x < A; x++)
+    below += exp(lchoose(n, x) + x * log(1 / P) + (n - x) * log1p(-1 / P));
+  return below >= 1 ? 0 : 1 - below;
+}
+
+/* The same under the level's own replacement policy: q[x] is the chance
+ * that a page misses a traversal when its colour holds x pages in all
+ * (0 up to A; under LRU 1 beyond), for x up to QMAX, and 1 past it. */
+static double
+colour_miss_q(double k, double P, const double *q)
+{
+  double n = k - 1, sum = 0, cdf = 0;
+  int j;
+
+  if (P <= 1)
+    return n + 1 <= QMAX ? q[(int) (n + 1)] : 1;
+  for (j = 0; j <= n && j + 1 <= QMAX; j++) {
+    double pm = exp(lchoose(n, j) + j * log(1 / P) + (n - j) * log1p(-1 / P));
+    sum += pm * q[j + 1];
+    cdf += pm;
+  }
+  return sum + fmax(0, 1 - cdf);
+}
+
+static double
+sse(const struct fitdata *d, double P, int A)
+{
+  double s = 0;
+  int i;
+
+  for (i = 0; i < d->n; i++) {
+    double m = d->q ? colour_miss_q(d->k[i], P, d->q) : xray__colour_miss(d->k[i], P, A);
+    double e = m - d->f[i];
+    s += d->w[i] * e * e;
+  }
+  return s;
+}
+
+/* Best integer P for this A: golden section on log P, then the integers
+ * around it. */
+double
+caches_best_p(const struct fitdata *d, int A, double plo, double phi, double *err)
+{
+  double a = log(plo), b = log(phi), g = 0.6180339887498949, x1, x2, f1, f2, p, best = NAN;
+  int i;
+
+  x1 = b - g * (b - a);
+  x2 = a + g * (b - a);
+  f1 = sse(d, exp(x1), A);
+  f2 = sse(d, exp(x2), A);
+  for (i = 0; i < 40; i++) {
+    if (f1 < f2) {
+      b = x2, x2 = x1, f2 = f1;
+      x1 = b - g * (b - a);
+      f1 = sse(d, exp(x1), A);
+    } else {
+      a = x1, x1 = x2, f1 = f2;
+      x2 = a + g * (b - a);
+      f2 = sse(d, exp(x2), A);
+    }
+  }
+  *err = HUGE_VAL;
+  for (p = floor(exp((a + b) / 2)) - 1; p <= ceil(exp((a + b) / 2)) + 1; p++) {
+    double e;
+    if (p < 1)
+      continue;
+    if ((e = sse(d, p, A)) < *err) {
+      *err = e;
+      best = p;
+    }
+  }
+  return best;
+}
+
+void
+caches_fit_level(const struct fitdata *d, double k50, struct fit *out)
+{
+  double *err = out->errA, *P = out->PA;
+  int A;
+
+  out->err = out->err2 = HUGE_VAL;
+  out->A = out->A2 = 0;
+  out->P = NAN;
+  for (A = 1; A <= MAX_ASSOC; A++) {
+    double e;
+    P[A] = caches_best_p(d, A, fmax(1, k50 / A / 4), k50 / A * 4 + 2, &e);
+    err[A] = e;
+    if (e < out->err) {
+      out->err2 = out->err;
+      out->A2 = out->A;
+      out->err = e;
+      out->A = A;
+      out->P = P[A];
+    } else if (e < out->err2) {
+      out->err2 = e;
+      out->A2 = A;
+    }
+  }
+  out->cap_lo = out->cap_hi = out->P * out->A;
+  for (A = 1; A <= MAX_ASSOC; A++)
+    if (err[A] < FIT_SEPARATION * out->err) {
+      out->cap_lo = fmin(out->cap_lo, P[A] * A);
+      out->cap_hi = fmax(out->cap_hi, P[A] * A);
+    }
+}
+
+/* The colours between two bounds.  Every policy misses at most every
+ * page of an overfull colour, as LRU does, so the LRU model explains the
+ * misses seen with at least as many colours as there are: an upper bound
+ * (36 for 32 on Zen 4's L2, whose policy is not LRU).  No policy misses
+ * less than the optimal one, which on a loop of x pages of a colour of A
+ * ways loses x (x - A) / (x - 1) a traversal: the model with that gives a
+ * lower bound.  The miss chance measured on one colour (miss_function)
+ * is no less than the optimal one's, and where it was measured it raises
+ * the lower bound (to 24 there): a colour alone, the rest of the level
+ * quiet, loses no more of its pages than in a transition where most
+ * colours overflow at once.  The count is the one power of two between
+ * the bounds (a level's sets are a power of two in every design we know;
+ * its ways need not be): with none or two, it is not known (NAN). */
+#define BOUNDS_SLACK 0.05
+static double
+colours_between(double lo, double hi)
+{
+  double p, found = NAN;
+
+  if (!(lo > 0) || !(hi >= lo * (1 - BOUNDS_SLACK)))
+    return NAN;
+  for (p = 1; p <= hi * (1 + BOUNDS_SLACK); p *= 2)
+    if (p >= lo * (1 - BOUNDS_SLACK)) {
+      if (!isnan(found))
+        return NAN;
+      found = p;
+    }
+  return found;
+}
+
+/* The colours for A ways between the bounds above, for all draws and for
+ * each half (L->half: NAN where a half's bounds hold no one count); 0, or
+ * -1 if the bounds leave the count open. */
+int
+caches_fit_policy(struct level *L, int A)
+{
+  double w[MAX_PTS], opt[QMAX + 1], e, lo, hi, P, plo = fmax(1, L->fit.PA[A] / 4),
+         phi = L->fit.PA[A] * 4 + 2;
+  struct fitdata d = { L->fk, NULL, w, L->fn, NULL };
+  int i, h;
+
+  for (i = 0; i < L->fn; i++)
+    w[i] = 1;
+  for (i = 0; i <= QMAX; i++)
+    opt[i] = i > A ? (double) (i - A) / (i - 1) : 0;
+  for (h = 0; h < 3; h++) {
+    d.f = L->ff[h];
+    d.q = NULL;
+    hi = caches_best_p(&d, A, plo, phi, &e);
+    d.q = opt;
+    lo = caches_best_p(&d, A, plo, phi, &e);
+    if (L->qn) {
+      d.q = L->q;
+      lo = fmax(lo, caches_best_p(&d, A, plo, phi, &e));
+    }
+    P = colours_between(lo, hi);
+    if (h == 0) {
+      L->qlo = lo;
+      L->qhi = hi;
+      L->qP = P;
+    } else
+      L->half[h - 1] = P * A;
+  }
+  return isnan(L->qP) ? -1 : 0;
+}

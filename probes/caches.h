@@ -1,0 +1,158 @@
+/* The caches probe's shared state, split over caches.c (the probe and
+ * its pages and chains), caches-model.c, caches-curve.c and
+ * caches-conflict.c. */
+#ifndef XRAY_CACHES_H
+#define XRAY_CACHES_H
+
+#include "xray-internal.h"
+
+/* Footprints are whole pages (every LINE_STEP bytes of each), from an
+ * eighth of a page, so that even a 2 KB L1 shows a plateau, to LINES_MAX
+ * loads. */
+#define LINE_STEP 64
+#define K_MIN 0.125
+#define LINES_MAX ((size_t) 1 << 21)
+#define BLOCK 16                        /* pages visited together */
+#define PER_OCTAVE 6
+#define POOL_MIN 8192
+#define POOL_MAX 65536
+#define MAX_LEVELS 6                    /* transitions, L1 included */
+#define MAX_ASSOC 64
+#define SCAN_DRAWS 2
+#define FIT_DRAWS 40
+#define SLOPE_DRAWS 8
+#define FIT_LINES ((size_t) 1 << 20)    /* loads per transition point, beyond FIT_DRAWS x 4 */
+#define MAX_PTS 128
+/* The probe's time on the real machine, in --budget units, at which the
+ * scan stops, the slopes stop getting draws, and the fits do (and the
+ * conflict and line tests).  At the default budget the slowest of 20
+ * runs took 6.2 s with 3 budgets for the fits and 5.2 s with 2.5, and the
+ * memory probes together must stay under 8 s (tlb took up to 2.5 s). */
+#define SCAN_BUDGETS 1.5
+#define SLOPE_BUDGETS 2.0
+#define FIT_BUDGETS 2.25
+
+struct pt {
+  double k;                             /* pages */
+  double v[FIT_DRAWS];                  /* cycles per load of each draw */
+  int draws;
+};
+
+struct cc {
+  xray_machine *m;
+  size_t page, lpp;                     /* page; loads per page */
+  uint64_t rng;
+  uint64_t *pool, *off, *blk;
+  struct pt pt[MAX_PTS];
+  int npt;
+  int next;                             /* the scan's next point, K_MIN r^next */
+  int failed;
+  int out_of_time;                      /* the scan stopped at its deadline */
+  double start;                         /* when the probe began (0: simulated) */
+  double deadline;                      /* refinement stops adding draws after it */
+  long tests;                           /* conflict tests of the level so far */
+};
+
+/* The most pages of one colour whose miss chance is modelled (see
+   colour_miss_q). */
+#define QMAX 96
+
+struct fitdata {
+  const double *k, *f, *w;
+  int n;
+  const double *q;                      /* the measured miss function, or NULL: LRU */
+};
+
+struct fit {
+  double P, err, err2;                  /* err2: the best with another A */
+  int A, A2;
+  double rms;                           /* residual in miss fraction */
+  double cap_lo, cap_hi;                /* P x A of every fit within FIT_SEPARATION */
+  double PA[MAX_ASSOC + 1], errA[MAX_ASSOC + 1];        /* the best P for each A */
+  int n;                                /* points fitted */
+};
+
+/* How close the fits to the even and the odd draws must come to the
+ * capacity for it to be confirmed. */
+#define HALVES_AGREE 0.15
+
+/* The widest step a shared last level makes, as a factor in pages. */
+#define MERGED_SPAN 6
+
+/* A fit is trusted when it explains the transition within this RMS miss
+ * fraction, and its associativity when the next best A fits this much
+ * worse (WAYS_SEPARATION: a 36 MB 12-way level with few draws fitted 13
+ * ways 1.6 times better than 12).  Its capacity is trusted when every fit that close agrees on
+ * P x A within CAP_SPREAD: the half-way point of a transition pins the
+ * capacity down well before its width pins the ways (Zen 3's L2, whose
+ * replacement is not LRU, fitted 9 x 14 and 7 x 18 for 16 x 8: 126 pages
+ * each time, 128 in truth). */
+#define FIT_RMS 0.1
+#define FIT_SEPARATION 1.5
+#define WAYS_SEPARATION 2.5             /* for the ways from the model alone */
+#define CAP_SPREAD 1.1
+
+struct level {
+  double lo, hi;                        /* latency of this level, of the next */
+  int a, b;                             /* transition: last lo point, first hi point */
+  struct fit fit;
+  double size, line, k50;
+  double half[2];                       /* P x A fitted to each half of the draws */
+  double fk[MAX_PTS], ff[3][MAX_PTS];   /* the points fitted: pages; miss fraction of all
+                                         * draws, of the even, of the odd ones */
+  int fn;
+  double q[QMAX + 1];                   /* the miss function measured on one colour */
+  int qn;                               /* occupancies measured (A + 1 on); 0: none */
+  double qP;                            /* the colours between the bounds */
+  double qlo, qhi;                      /* the bounds on the colours (see fit_policy) */
+  char cwhy[200];                       /* why a capacity with conflict-set ways is not
+                                         * confirmed */
+  int ways;                             /* by the conflict test; 0: not */
+  int conflict_ran;
+  char why[160];                        /* why the line size is unknown */
+  char wwhy[160];                       /* why the conflict test gave none */
+};
+
+struct shape {
+  double y[MAX_PTS], sm[MAX_PTS];
+  int first[MAX_PTS], last[MAX_PTS], np, nl;  /* plateaus, then levels */
+  struct level L[MAX_LEVELS];
+  int settled;
+};
+
+/* The largest level the conflict test reduces (see ways_of). */
+#define CONFLICT_MAX_PAGES 1024
+
+/* caches.c: pages, chains and draws */
+size_t caches_pool_for(size_t k);
+void caches_draw_pages(struct cc *c, size_t k, size_t pool);
+size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
+size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
+double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
+double caches_one_draw(struct cc *c, double k);
+void caches_add_draws(struct cc *c, struct pt *p, int want);
+double caches_mean(const struct pt *p);
+double caches_draw_spread(const struct pt *p);
+
+/* caches-model.c */
+double caches_best_p(const struct fitdata *d, int A, double plo, double phi, double *err);
+void caches_fit_level(const struct fitdata *d, double k50, struct fit *out);
+int caches_fit_policy(struct level *L, int A);
+
+/* caches-curve.c */
+int caches_halves_agree(const struct level *l, double pages);
+void caches_shape_of(struct cc *c, struct shape *S, int need_ns);
+double caches_half_way(const struct cc *c, const struct shape *S, const struct level *L);
+double caches_l1_pages(const struct cc *c, const struct shape *S);
+void caches_analyse(struct cc *c, struct level *L, double *y);
+int caches_refine_slopes(struct cc *c, const struct shape *S);
+int caches_scan(struct cc *c, struct shape *S);
+double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
+
+/* caches-conflict.c */
+double caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n);
+int caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess);
+int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
+                   char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,71 @@
+/* The simulated machine, shared by sim.c (its spec, the front end and the
+ * core) and simmem.c (caches, TLBs and the loads of a chase). */
+#ifndef XRAY_SIM_H
+#define XRAY_SIM_H
+
+#include "xray-internal.h"
+
+enum { POL_LRU, POL_PLRU, POL_RANDOM };
+
+struct cache {
+  unsigned long size, ways, line, sets;
+  int policy;
+  double lat;                   /* cycles for a hit (data levels) */
+  unsigned long *tag;           /* sets * ways, ~0 = invalid */
+  uint64_t *age;                /* LRU stamps; PLRU: tree bits in age[set*ways] */
+  unsigned long clock;
+  uint64_t rng;
+};
+
+#define MAX_LEVELS 4
+
+struct pmap {                   /* virtual page -> random physical page */
+  uint64_t *key, *val;
+  size_t cap, n;
+};
+
+struct sim {
+  struct xray_machine base;
+  struct cache l1i;
+  int have_l1i;
+  struct cache lev[MAX_LEVELS]; /* data levels, L1D first */
+  int nlev;
+  double mem;
+  int inclusive;
+  struct cache tlb[2];
+  int ntlb;
+  double tlbpen, walk;
+  unsigned long colour;         /* physical page size; 0: identity */
+  struct pmap pmap;
+  uint64_t prng;                /* physical placement */
+  int pf_next, pf_stride;
+  uint64_t pf_last, pf_delta;
+  int tenant;                   /* the level a neighbour shares (index), or 0 */
+  double trate, tswing, tnow, tacc;  /* its loads per ours; swing; this measurement's
+                                      * rate; loads owed */
+  unsigned long tcalls;         /* measurements so far */
+  uint64_t trng;
+  unsigned long uop_ops;        /* 0: no op cache */
+  unsigned long uop_entry;      /* ops per entry; 0: only the op count limits */
+  int uop_excl;                 /* serves loops the L1I does not hold */
+  double fetch[4];              /* op cache, decode, L1I bytes, taken jumps */
+  double penalty;               /* cycles per missed line; 0: line / 16 */
+  double noise, spikes;
+  uint64_t rng;
+  struct xray__simcpu cpu;
+  int cpu_items;                /* the spec describes the core */
+};
+
+/* simmem.c */
+int xray__simcache_init(struct cache *c);
+int xray__simcache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted);
+void xray__simcache_invalidate(struct cache *c, unsigned long lineaddr);
+double xray__simcache_sweep_misses(struct cache *c, unsigned long first, unsigned long last);
+double xray__sim_chase(xray_machine *base, const struct xray__chase *c);
+void xray__sim_free(xray_machine *base);
+void xray__sim_reset(xray_machine *base);
+
+/* sim.c */
+double xray__sim_noise(struct sim *m, double cyc);
+
+#endif

@@ -1,0 +1,400 @@
+/* The simulated machine's memory side (see sim.c): set-associative caches
+ * and TLBs, physical placement, the neighbour, and the loads of a chase. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the cache ---------------------------------------------------------- */
+
+static void
+cache_reset(struct cache *c)
+{
+  unsigned long i;
+
+  for (i = 0; i < c->sets * c->ways; i++) {
+    c->tag[i] = ~0UL;
+    c->age[i] = 0;
+  }
+  c->clock = 0;
+}
+
+int
+xray__simcache_init(struct cache *c)
+{
+  c->sets = c->size / (c->ways * c->line);
+  c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
+  c->age = malloc(c->sets * c->ways * sizeof *c->age);
+  if (!c->tag || !c->age)
+    return -1;
+  c->rng = 0x9e3779b97f4a7c15u;
+  cache_reset(c);
+  return 0;
+}
+
+/* Tree-PLRU over the next power of two >= ways; node k of the tree is bit
+ * k of one 64-bit word per set (ways <= 64).  A set bit means the right
+ * half was used last, so the victim search goes left; leaves beyond `ways`
+ * are never chosen. */
+static unsigned long
+plru_victim(uint64_t bits, unsigned long ways)
+{
+  unsigned long n = 1, node = 1, lo = 0, span;
+
+  while (n < ways)
+    n <<= 1;
+  for (span = n; span > 1;) {
+    span >>= 1;
+    if (!((bits >> node) & 1) && lo + span < ways) {
+      lo += span;
+      node = 2 * node + 1;
+    } else
+      node = 2 * node;
+  }
+  return lo;
+}
+
+static uint64_t
+plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
+{
+  unsigned long n = 1, node = 1, lo = 0, span;
+
+  while (n < ways)
+    n <<= 1;
+  for (span = n; span > 1;) {
+    span >>= 1;
+    if (way >= lo + span) {
+      bits |= UINT64_C(1) << node;
+      lo += span;
+      node = 2 * node + 1;
+    } else {
+      bits &= ~(UINT64_C(1) << node);
+      node = 2 * node;
+    }
+  }
+  return bits;
+}
+
+/* Access one line address; returns 1 on a miss (the line is then
+ * allocated), and in *evicted (if not NULL) the line it displaced, or ~0. */
+int
+xray__simcache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted)
+{
+  unsigned long set = lineaddr % c->sets, w, victim = 0;
+  unsigned long *tag = c->tag + set * c->ways;
+  uint64_t *age = c->age + set * c->ways;
+
+  c->clock++;
+  if (evicted)
+    *evicted = ~0UL;
+  for (w = 0; w < c->ways; w++)
+    if (tag[w] == lineaddr) {
+      if (c->policy == POL_PLRU)
+        age[0] = plru_touch(age[0], c->ways, w);
+      else
+        age[w] = c->clock;
+      return 0;
+    }
+  for (w = 0; w < c->ways; w++)
+    if (tag[w] == ~0UL)
+      break;
+  if (w < c->ways)
+    victim = w;
+  else if (c->policy == POL_LRU) {
+    for (w = 1; w < c->ways; w++)
+      if (age[w] < age[victim])
+        victim = w;
+  } else if (c->policy == POL_PLRU)
+    victim = plru_victim(age[0], c->ways);
+  else
+    victim = xray__rand(&c->rng) % c->ways;
+  if (evicted)
+    *evicted = tag[victim];
+  tag[victim] = lineaddr;
+  if (c->policy == POL_PLRU)
+    age[0] = plru_touch(age[0], c->ways, victim);
+  else
+    age[victim] = c->clock;
+  return 1;
+}
+
+void
+xray__simcache_invalidate(struct cache *c, unsigned long lineaddr)
+{
+  unsigned long set = lineaddr % c->sets, w;
+  unsigned long *tag = c->tag + set * c->ways;
+
+  for (w = 0; w < c->ways; w++)
+    if (tag[w] == lineaddr)
+      tag[w] = ~0UL;
+}
+
+/* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
+double
+xray__simcache_sweep_misses(struct cache *c, unsigned long first, unsigned long last)
+{
+  unsigned long a, misses = 0;
+  int pass;
+
+  cache_reset(c);
+  for (pass = 0; pass < 5; pass++)
+    for (a = first; a <= last; a++) {
+      int m = xray__simcache_access(c, a, NULL);
+      if (pass >= 2)
+        misses += (unsigned long) m;
+    }
+  return misses / 3.0;
+}
+
+/* --- the data side ------------------------------------------------------- */
+
+/* Virtual bases of the two arenas, far apart. */
+#define HUGE_BASE (UINT64_C(1) << 40)
+#define SMALL_BASE (UINT64_C(1) << 42)
+#define HUGE_PAGE (UINT64_C(2) << 20)
+
+/* The physical page behind a virtual one: random, given on first touch,
+ * kept until reset (like pages a hypervisor hands out). */
+static uint64_t
+pmap_get(struct sim *m, uint64_t vpage)
+{
+  struct pmap *p = &m->pmap;
+  size_t i;
+
+  if (2 * (p->n + 1) > p->cap) {
+    struct pmap q = { 0, 0, p->cap ? 2 * p->cap : 4096, 0 };
+    q.key = malloc(q.cap * sizeof *q.key);
+    q.val = malloc(q.cap * sizeof *q.val);
+    if (!q.key || !q.val) {
+      free(q.key);
+      free(q.val);
+      return vpage;             /* out of memory: identity, still a valid machine */
+    }
+    for (i = 0; i < q.cap; i++)
+      q.key[i] = ~UINT64_C(0);
+    for (i = 0; i < p->cap; i++)
+      if (p->key[i] != ~UINT64_C(0)) {
+        size_t j = (size_t) (p->key[i] * UINT64_C(0x9e3779b97f4a7c15) >> 7) % q.cap;
+        while (q.key[j] != ~UINT64_C(0))
+          j = (j + 1) % q.cap;
+        q.key[j] = p->key[i];
+        q.val[j] = p->val[i];
+        q.n++;
+      }
+    free(p->key);
+    free(p->val);
+    *p = q;
+  }
+  i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) % p->cap;
+  while (p->key[i] != ~UINT64_C(0) && p->key[i] != vpage)
+    i = (i + 1) % p->cap;
+  if (p->key[i] == ~UINT64_C(0)) {
+    p->key[i] = vpage;
+    p->val[i] = xray__rand(&m->prng) >> 28;
+    p->n++;
+  }
+  return p->val[i];
+}
+
+static uint64_t
+physical(struct sim *m, uint64_t va)
+{
+  if (!m->colour)
+    return va;
+  return pmap_get(m, va / m->colour) * m->colour + va % m->colour;
+}
+
+/* Bring the line of pa into levels from..nlev-1 and below it; returns the
+ * index of the level that had it (nlev: memory).  Every level is indexed
+ * by physical address: for an L1 whose way fits in a page (VIPT, as L1s
+ * are) that is the same index as the virtual one. */
+static int
+fill(struct sim *m, uint64_t pa)
+{
+  int i, j;
+
+  for (i = 0; i < m->nlev; i++) {
+    unsigned long ev;
+    if (!xray__simcache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
+      break;
+    if (m->inclusive && i > 0 && ev != ~0UL)
+      for (j = 0; j < i; j++) {
+        unsigned long a = ev * m->lev[i].line, e = a + m->lev[i].line;
+        for (; a < e; a += m->lev[j].line)
+          xray__simcache_invalidate(&m->lev[j], a / m->lev[j].line);
+      }
+  }
+  /* An inclusive level that hit still refreshes nothing below: the lines
+   * were allocated on the way down by the misses above. */
+  return i;
+}
+
+static double
+load(struct sim *m, uint64_t va, int huge)
+{
+  double cyc = 0;
+  uint64_t pa;
+  int hit;
+
+  if (m->ntlb) {
+    uint64_t page = huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : va / m->tlb[0].line;
+    if (xray__simcache_access(&m->tlb[0], (unsigned long) page, NULL)) {
+      if (m->ntlb > 1) {
+        uint64_t p2 = huge ? page : va / m->tlb[1].line;
+        cyc += m->tlbpen;
+        if (xray__simcache_access(&m->tlb[1], (unsigned long) p2, NULL))
+          cyc += m->walk;
+      } else
+        cyc += m->walk;
+    }
+  }
+  pa = physical(m, va);
+  hit = fill(m, pa);
+  /* The neighbour's loads, at the shared level, to lines of its own. */
+  if (m->tenant && hit >= m->tenant)
+    for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1) {
+      struct cache *t = &m->lev[m->tenant];
+      unsigned long lines = 8 * (t->size / t->line);
+      xray__simcache_access(t, (unsigned long) ((UINT64_C(1) << 52) / t->line
+                                       + xray__rand(&m->trng) % lines), NULL);
+    }
+  cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
+  if (m->pf_next && hit > 0)
+    fill(m, pa + m->lev[0].line);
+  if (m->pf_stride) {
+    uint64_t d = va - m->pf_last;
+    if (d == m->pf_delta && d != 0)
+      fill(m, physical(m, va + d));
+    m->pf_delta = d;
+    m->pf_last = va;
+  }
+  return cyc;
+}
+
+/* Loads timed at most per measurement: a long chain is timed on a stretch
+ * of it, as the real machine does. */
+#define SIM_LOADS_MAX 262144
+#define SIM_LOADS_MIN 4096
+#define SIM_LOADS_QUICK 49152
+
+double
+xray__sim_chase(xray_machine *base, const struct xray__chase *c)
+{
+  struct sim *m = (struct sim *) base;
+  int huge = c->arena == XRAY_ARENA_HUGE;
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  size_t i, loads, done = 0;
+  double sum = 0;
+  int pass;
+
+  if (!m->nlev) {
+    snprintf(base->error, sizeof base->error,
+             "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
+    return NAN;
+  }
+  if (c->n == 0)
+    return NAN;
+  m->tnow = m->trate * (1 + m->tswing * sin(6.283185307179586 * (double) m->tcalls++ / 64));
+  /* A quick draw (one of many to be averaged) warms with one traversal,
+   * as the real machine does. */
+  for (pass = 0; pass < (c->quick ? 1 : 2); pass++)
+    for (i = 0; i < c->n; i++)
+      load(m, b + c->off[i], huge);
+  loads = c->n < SIM_LOADS_MIN ? SIM_LOADS_MIN : c->n > SIM_LOADS_MAX ? SIM_LOADS_MAX : c->n;
+  if (c->quick && loads > SIM_LOADS_QUICK)
+    loads = SIM_LOADS_QUICK;
+  for (i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
+    sum += load(m, b + c->off[i], huge);
+  return xray__sim_noise(m, sum / (double) loads);
+}
+
+/* The simulated truth of a named value, for the OS view. */
+int
+xray__sim_truth(const xray_machine *base, const char *name, double *v)
+{
+  const struct sim *m = (const struct sim *) base;
+  int lv;
+  char field[16];
+
+  if (xray__simcpu_truth(&m->cpu, name, v) == 0)
+    return 0;
+  if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
+    *v = (double) m->l1i.size;
+  else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
+    *v = (double) m->uop_ops;
+  else if (strcmp(name, "XRAY_CACHE_LEVELS") == 0 && m->nlev)
+    *v = m->nlev;
+  else if (strcmp(name, "XRAY_MEM_LATENCY") == 0 && m->nlev)
+    *v = m->mem;
+  else if (strcmp(name, "XRAY_PAGE_SIZE") == 0 && (m->ntlb || m->colour))
+    *v = (double) (m->ntlb ? m->tlb[0].line : m->colour);
+  else if (strcmp(name, "XRAY_DTLB_ENTRIES") == 0 && m->ntlb)
+    *v = (double) (m->tlb[0].size / m->tlb[0].line);
+  else if (strcmp(name, "XRAY_DTLB_ASSOC") == 0 && m->ntlb)
+    *v = (double) m->tlb[0].ways;
+  else if (strcmp(name, "XRAY_L2TLB_ENTRIES") == 0 && m->ntlb > 1)
+    *v = (double) (m->tlb[1].size / m->tlb[1].line);
+  else if (strcmp(name, "XRAY_L2TLB_ASSOC") == 0 && m->ntlb > 1)
+    *v = (double) m->tlb[1].ways;
+  else if (strcmp(name, "XRAY_DTLB_MISS_LATENCY") == 0 && m->ntlb > 1)
+    *v = m->tlbpen;
+  else if (strcmp(name, "XRAY_TLB_MISS_LATENCY") == 0 && m->ntlb)
+    *v = m->walk + (m->ntlb > 1 ? m->tlbpen : 0);
+  else if ((sscanf(name, "XRAY_L%dD_%15s", &lv, field) == 2 && lv == 1)
+           || (sscanf(name, "XRAY_L%d_%15s", &lv, field) == 2 && lv >= 2)) {
+    const struct cache *c;
+    if (lv > m->nlev)
+      return -1;
+    c = &m->lev[lv - 1];
+    if (strcmp(field, "SIZE") == 0)
+      *v = (double) c->size;
+    else if (strcmp(field, "ASSOC") == 0)
+      *v = (double) c->ways;
+    else if (strcmp(field, "LINE") == 0)
+      *v = (double) c->line;
+    else if (strcmp(field, "LATENCY") == 0)
+      *v = c->lat;
+    else
+      return -1;
+  } else
+    return -1;
+  return 0;
+}
+
+static void
+cache_free(struct cache *c)
+{
+  free(c->tag);
+  free(c->age);
+  c->tag = NULL;
+  c->age = NULL;
+}
+
+void
+xray__sim_free(xray_machine *base)
+{
+  struct sim *m = (struct sim *) base;
+  int i;
+
+  cache_free(&m->l1i);
+  for (i = 0; i < MAX_LEVELS; i++)
+    cache_free(&m->lev[i]);
+  cache_free(&m->tlb[0]);
+  cache_free(&m->tlb[1]);
+  free(m->pmap.key);
+  free(m->pmap.val);
+  xray__simcpu_free(&m->cpu);
+  free(m);
+}
+
+/* Fresh memory: new physical pages. */
+void
+xray__sim_reset(xray_machine *base)
+{
+  struct sim *m = (struct sim *) base;
+
+  free(m->pmap.key);
+  free(m->pmap.val);
+  memset(&m->pmap, 0, sizeof m->pmap);
+}
