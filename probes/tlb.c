@@ -496,10 +496,8 @@ tlb_run(xray_machine *m, xray_report *r)
      * miss of 11 cycles after a first-level miss of 7): if not, neither
      * step is sure. */
     if (!(st[1].hi - st[0].lo >= 2 * (st[0].hi - st[0].lo))) {
-      size_t len = strlen(vm->method);
-      vm->unconfirmed = vm1->unconfirmed = 1;
-      snprintf(vm->method + len, sizeof vm->method - len, "; not confirmed: not twice the "
-               "first-level miss");
+      xray__value_doubt(vm, "; not confirmed: not twice the first-level miss");
+      vm1->unconfirmed = 1;
     }
   } else {
     xray__value_unknown(ve2, "one step only in the translation cost up to 16384 pages");
@@ -533,13 +531,9 @@ tlb_run(xray_machine *m, xray_report *r)
        * of cache conflicts read 1024 on a simulated machine without a
        * TLB), or came from a first level that is not the TLB's. */
       if (xray__os_view(m, "XRAY_PAGE_SIZE", &os, src, sizeof src) != 0 || os != (double) s
-          || !exact[0]) {
-        size_t len = strlen(vpage->method);
-        vpage->unconfirmed = 1;
-        snprintf(vpage->method + len, sizeof vpage->method - len, "; not confirmed: %s",
-                 !exact[0] ? "the first level's count is not exact"
-                 : "the OS's base page differs, or it gives none");
-      }
+          || !exact[0])
+        xray__value_doubt(vpage, "; not confirmed: %s", !exact[0] ? "the first level's count "
+                          "is not exact" : "the OS's base page differs, or it gives none");
     } else
       xray__value_unknown(vpage, "no stride up to 4 MB made the first level miss");
   }

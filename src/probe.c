@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,12 +97,9 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
       v->have_os = 1;
       if (v->source == XRAY_SOURCE_MEASURED)
         v->disagree = fabs(v->value - v->os_value) > DISAGREE_TOLERANCE * v->os_value;
-      if (v->disagree && !v->unconfirmed && topology_checks(m, v)) {
-        size_t len = strlen(v->method);
-        v->unconfirmed = 1;
-        snprintf(v->method + len, sizeof v->method - len, "; not confirmed: the OS's cache "
-                 "topology (%s) says %.0f", v->os_source, v->os_value);
-      }
+      if (v->disagree && !v->unconfirmed && topology_checks(m, v))
+        xray__value_doubt(v, "; not confirmed: the OS's cache topology (%s) says %.0f",
+                          v->os_source, v->os_value);
     }
   }
   return rc;
@@ -115,6 +113,18 @@ xray__value_measured(xray_value *v, double x, const char *method)
   v->value = x;
   v->source = XRAY_SOURCE_MEASURED;
   snprintf(v->method, sizeof v->method, "%.199s", method);
+}
+
+void
+xray__value_doubt(xray_value *v, const char *fmt, ...)
+{
+  size_t len = strlen(v->method);
+  va_list ap;
+
+  v->unconfirmed = 1;
+  va_start(ap, fmt);
+  vsnprintf(v->method + len, sizeof v->method - len, fmt, ap);
+  va_end(ap);
 }
 
 void
