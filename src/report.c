@@ -57,10 +57,12 @@ xray_format_parse(const char *s, xray_format *f)
   return -1;
 }
 
+/* A value with a number: every format prints it as one (no NaN or
+ * infinity, which JSON and C lack). */
 static int
 known(const xray_value *v)
 {
-  return v->source != XRAY_SOURCE_UNKNOWN && !isnan(v->value);
+  return v->source != XRAY_SOURCE_UNKNOWN && isfinite(v->value);
 }
 
 static void
@@ -72,20 +74,79 @@ num(FILE *f, double x)
     fprintf(f, "%.6g", x);
 }
 
+/* Length of the well-formed UTF-8 character at s (1 to 4), or 0: an
+ * overlong form, a surrogate, a code point past U+10FFFF, or a sequence cut
+ * short (a buffer filled mid-character). */
+static int
+utf8_len(const unsigned char *s)
+{
+  int n, i;
+  unsigned long cp;
+
+  if (s[0] < 0x80)
+    return 1;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf)
+    n = 2, cp = s[0] & 0x1f;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef)
+    n = 3, cp = s[0] & 0x0f;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+    n = 4, cp = s[0] & 0x07;
+  else
+    return 0;
+  for (i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = cp << 6 | (s[i] & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+      || (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/* Strings from outside (the machine's name, the user's compiler and flags,
+ * reasons that quote them) are written so that no format can be broken by
+ * them: a JSON string holds whole UTF-8 characters only (a byte that is not
+ * part of one becomes U+FFFD); a comment of the shell or C formats, which
+ * build systems eval or #include, holds no line break or other control
+ * character, and a C comment no end-of-comment mark. */
 static void
 jstr(FILE *f, const char *s)
 {
+  const unsigned char *p = (const unsigned char *) s;
+  int n;
+
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char) *s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
+  while (*p) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p++);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(f, "\\u%04x", *p++);
+    else if ((n = utf8_len(p)) == 0)
+      fputs("\\ufffd", f), p++;
     else
-      fputc(c, f);
+      fwrite(p, 1, (size_t) n, f), p += n;
   }
   fputc('"', f);
+}
+
+enum { PLAIN, C_COMMENT };
+
+/* s on one line: control characters become spaces; in a C comment, the
+ * end mark is broken apart. */
+static void
+line_str(FILE *f, const char *s, int where)
+{
+  for (; *s; s++) {
+    unsigned char c = (unsigned char) *s;
+    if (c < 0x20 || c == 0x7f)
+      fputc(' ', f);
+    else {
+      fputc(c, f);
+      if (where == C_COMMENT && c == '*' && s[1] == '/')
+        fputc(' ', f);
+    }
+  }
 }
 
 static void
@@ -116,9 +177,9 @@ write_json(const xray_report *r, FILE *f)
       fprintf(f, "null");
     fprintf(f, ", \"unit\": ");
     jstr(f, v->unit);
-    if (known(v) && !isnan(v->exact))
+    if (known(v) && isfinite(v->exact))
       fprintf(f, ", \"exact\": %.6g", v->exact);
-    if (known(v) && !isnan(v->ns))
+    if (known(v) && isfinite(v->ns))
       fprintf(f, ", \"ns\": %.6g", v->ns);
     if (v->effective)
       fprintf(f, ", \"effective\": true");
@@ -153,9 +214,13 @@ write_text(const xray_report *r, FILE *f)
 {
   size_t i;
 
-  fprintf(f, "xray %s on %s\n", xray_version(), r->machine);
-  if (r->compiler[0])
-    fprintf(f, "C kernels built with: %s\n", r->compiler);
+  fprintf(f, "xray %s on ", xray_version());
+  line_str(f, r->machine, PLAIN);
+  if (r->compiler[0]) {
+    fputs("\nC kernels built with: ", f);
+    line_str(f, r->compiler, PLAIN);
+  }
+  fputc('\n', f);
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
     fprintf(f, "%-22s ", v->name);
@@ -167,15 +232,19 @@ write_text(const xray_report *r, FILE *f)
       fprintf(f, " (%s%s%s", source_names[v->source],
               v->effective ? ", effective: shared with other cores" : "",
               v->unconfirmed ? ", UNCONFIRMED: no second view agrees" : "");
-    } else
-      fprintf(f, "unknown (%s", v->reason);
+    } else {
+      fputs("unknown (", f);
+      line_str(f, v->reason, PLAIN);
+    }
     if (v->have_os) {
       fprintf(f, "; %s says ", v->os_source);
       num(f, v->os_value);
       if (v->disagree)
         fprintf(f, ", DISAGREES");
     }
-    fprintf(f, "; %.2f s)\n    %s\n    %s\n", v->seconds, v->desc, v->method);
+    fprintf(f, "; %.2f s)\n    %s\n    ", v->seconds, v->desc);
+    line_str(f, v->method, PLAIN);
+    fputc('\n', f);
   }
 }
 
@@ -184,9 +253,14 @@ write_shell(const xray_report *r, FILE *f)
 {
   size_t i;
 
-  fprintf(f, "# xray %s on %s\n# seconds: %.2f\n", xray_version(), r->machine, r->seconds);
-  if (r->compiler[0])
-    fprintf(f, "# compiler: %s\n", r->compiler);
+  fprintf(f, "# xray %s on ", xray_version());
+  line_str(f, r->machine, PLAIN);
+  fprintf(f, "\n# seconds: %.2f\n", r->seconds);
+  if (r->compiler[0]) {
+    fputs("# compiler: ", f);
+    line_str(f, r->compiler, PLAIN);
+    fputc('\n', f);
+  }
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
     if (known(v)) {
@@ -197,8 +271,11 @@ write_shell(const xray_report *r, FILE *f)
       fprintf(f, "%s=", v->name);
       num(f, v->value);
       fprintf(f, "\n");
-    } else
-      fprintf(f, "# %s unknown: %s\n", v->name, v->reason);
+    } else {
+      fprintf(f, "# %s unknown: ", v->name);
+      line_str(f, v->reason, PLAIN);
+      fputc('\n', f);
+    }
   }
 }
 
@@ -207,9 +284,14 @@ write_header(const xray_report *r, FILE *f)
 {
   size_t i;
 
-  fprintf(f, "/* Generated by xray %s on %s. */\n", xray_version(), r->machine);
-  if (r->compiler[0])
-    fprintf(f, "/* C kernels built with: %s */\n", r->compiler);
+  fprintf(f, "/* Generated by xray %s on ", xray_version());
+  line_str(f, r->machine, C_COMMENT);
+  fputs(". */\n", f);
+  if (r->compiler[0]) {
+    fputs("/* C kernels built with: ", f);
+    line_str(f, r->compiler, C_COMMENT);
+    fputs(" */\n", f);
+  }
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
     fprintf(f, "\n/* %s, %s (%s) */\n", v->desc, v->unit, source_names[v->source]);
