@@ -4,13 +4,16 @@
  * (0.1 s to several seconds), so probes use few points on this path.
  *
  * Files live in a private temporary directory, removed after each kernel;
- * xray_remove_temporaries() removes whatever a signal interrupted, and is
- * async-signal-safe. */
+ * xray_remove_temporaries() removes whatever a signal interrupted (and
+ * stops the command in flight), and is async-signal-safe. */
 #include "xray-internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[256], src[300], exe[300], extra[3][300];
@@ -20,6 +23,7 @@ xray_remove_temporaries(void)
 {
   int i;
 
+  xray__run_stop();
   if (src[0])
     unlink(src);
   if (exe[0])
@@ -38,33 +42,66 @@ forget(void)
   src[0] = exe[0] = dir[0] = extra[0][0] = extra[1][0] = extra[2][0] = 0;
 }
 
-/* A private temporary directory holding k.c and k (and three more files
- * for a kernel set); removed by xray__tmp_close() or on a signal. */
-static int
-tmp_open(char *err, size_t errlen)
+/* A run killed by SIGKILL (or a library caller's signal with no handler)
+ * leaves its directory behind.  Each kernel's directory lives for seconds,
+ * so one of this user's older than a day is such a leftover: its files
+ * (xray makes no subdirectories) and it go. */
+static void
+sweep_stale(const char *tmp)
+{
+  static int swept;
+  DIR *d, *sub;
+  struct dirent *e, *f;
+  struct stat st;
+  char path[512], file[1024];
+  time_t now = time(NULL);
+
+  if (swept++ || !(d = opendir(tmp)))
+    return;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "xray.", 5) != 0 || strlen(e->d_name) != 11)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()
+        || now - st.st_mtime < 86400 || !(sub = opendir(path)))
+      continue;
+    while ((f = readdir(sub)))
+      if (strcmp(f->d_name, ".") && strcmp(f->d_name, "..")) {
+        snprintf(file, sizeof file, "%s/%s", path, f->d_name);
+        unlink(file);
+      }
+    closedir(sub);
+    rmdir(path);
+  }
+  closedir(d);
+}
+
+/* The private temporary directory, with k.c, k and up to three more
+ * files; removed by xray__tmp_close() or on a signal. */
+int
+xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
+               size_t errlen)
 {
   const char *tmp = getenv("TMPDIR");
+  int i;
 
-  snprintf(dir, sizeof dir, "%s/xray.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  sweep_stale(tmp);
+  if (strlen(tmp) > sizeof dir - 32) {
+    snprintf(err, errlen, "TMPDIR is longer than %zu bytes: give a shorter one",
+             sizeof dir - 32);
+    return -1;
+  }
+  snprintf(dir, sizeof dir, "%s/xray.XXXXXX", tmp);
   if (!mkdtemp(dir)) {
-    snprintf(err, errlen, "cannot create a temporary directory in %s: %s",
-             tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    snprintf(err, errlen, "cannot create a temporary directory in %.100s (TMPDIR): %s", tmp,
+             strerror(errno));
     dir[0] = 0;
     return -1;
   }
   snprintf(src, sizeof src, "%s/k.c", dir);
   snprintf(exe, sizeof exe, "%s/k", dir);
-  return 0;
-}
-
-int
-xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
-               size_t errlen)
-{
-  int i;
-
-  if (tmp_open(err, errlen))
-    return -1;
   *csrc = src;
   for (i = 0; i < 3 && names[i]; i++) {
     snprintf(extra[i], sizeof extra[i], "%s/%s", dir, names[i]);
@@ -79,79 +116,61 @@ xray__tmp_close(void)
   forget();
 }
 
-/* Quote s for the shell into out. */
-int
-xray__shell_quote(char *out, size_t len, const char *s)
-{
-  size_t o = 0;
-
-  if (len < 3)
-    return -1;
-  out[o++] = '\'';
-  for (; *s; s++) {
-    if (*s == '\'') {
-      if (o + 5 >= len)
-        return -1;
-      memcpy(out + o, "'\\''", 4);
-      o += 4;
-    } else {
-      if (o + 2 >= len)
-        return -1;
-      out[o++] = *s;
-    }
-  }
-  out[o++] = '\'';
-  out[o] = 0;
-  return 0;
-}
-
 int
 xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
                   double *ns_per_stmt, long *code_bytes, char *err, size_t errlen)
 {
-  char cmd[2048], qsrc[400], qexe[400], line[128];
+  static const char *const names[3] = { "out", NULL, NULL };
+  const char *csrc, *out[3];
+  char line[128], why[128], *qsrc = NULL, *qexe = NULL, *cmd = NULL;
   FILE *f;
-  int rc = -1, status;
+  int rc = -1;
 
   *ns_per_stmt = 0;
   *code_bytes = 0;
-  if (tmp_open(err, errlen))
+  if (xray__tmp_open(&csrc, names, out, err, errlen))
     return -1;
-  if (!(f = fopen(src, "w"))) {
-    snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
-    goto out;
+  if (!(f = fopen(csrc, "w"))) {
+    snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno));
+    goto done;
   }
   if (xray__gen_c(f, c, err, errlen) || xray__gen_c_main(f, c)) {
     fclose(f);
-    goto out;
+    goto done;
   }
   if (fclose(f)) {
-    snprintf(err, errlen, "cannot write %s", src);
-    goto out;
+    snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno));
+    goto done;
   }
-  if (xray__shell_quote(qsrc, sizeof qsrc, src) || xray__shell_quote(qexe, sizeof qexe, exe))
-    goto out;
-  /* CC and CFLAGS are words for the shell, as in make. */
-  snprintf(cmd, sizeof cmd, "%s %s -o %s %s >/dev/null 2>&1", cc, cflags, qexe, qsrc);
-  status = system(cmd);
-  if (status != 0) {
-    snprintf(err, errlen, "'%s %s' cannot compile the C kernel", cc, cflags);
-    goto out;
+  if (!(qsrc = xray__shell_word(csrc)) || !(qexe = xray__shell_word(exe))
+      || !(cmd = xray__strf("%s %s -o %s %s", cc, cflags, qexe, qsrc))) {
+    snprintf(err, errlen, "out of memory");
+    goto done;
   }
-  if (!(f = popen(qexe, "r"))) {
-    snprintf(err, errlen, "cannot run the C kernel");
-    goto out;
+  if (xray__run_shell(cmd, NULL, why, sizeof why)) {
+    snprintf(err, errlen, "'%.60s %.80s' cannot compile the C kernel: %s", cc, cflags, why);
+    goto done;
   }
-  while (fgets(line, sizeof line, f)) {
-    sscanf(line, "code_bytes %ld", code_bytes);
-    sscanf(line, "ns_per_statement %lf", ns_per_stmt);
+  if (xray__run_shell(qexe, out[0], why, sizeof why)) {
+    snprintf(err, errlen, "the C kernel did not run: %s", why);
+    goto done;
   }
-  if (pclose(f) != 0 || !(*ns_per_stmt > 0)) {
+  if ((f = fopen(out[0], "r"))) {
+    while (fgets(line, sizeof line, f)) {
+      sscanf(line, "code_bytes %ld", code_bytes);
+      sscanf(line, "ns_per_statement %lf", ns_per_stmt);
+    }
+    fclose(f);
+  }
+  if (!(*ns_per_stmt > 0)) {
     snprintf(err, errlen, "the C kernel did not report a time");
-    goto out;
+    goto done;
   }
   rc = 0;
-out:
+done:
+  free(qsrc);
+  free(qexe);
+  free(cmd);
   forget();
   return rc;
 }

@@ -121,13 +121,17 @@ static_check(struct xray__kset *s, const char *asm_path)
   free(first);
 }
 
+/* Runs cmd with its output in log; on failure, why with the log's first
+ * line that names an error. */
 static int
-run_cmd(const char *cmd, const char *log, char *err, size_t errlen, const char *what)
+run_cmd(char *cmd, const char *log, char *err, size_t errlen, const char *what)
 {
-  char line[160] = "";
+  char line[160] = "", why[128];
   FILE *f;
+  int rc = xray__run_shell(cmd, log, why, sizeof why);
 
-  if (system(cmd) == 0)
+  free(cmd);
+  if (rc == 0)
     return 0;
   if ((f = fopen(log, "r"))) {
     while (fgets(line, sizeof line, f))
@@ -136,7 +140,7 @@ run_cmd(const char *cmd, const char *log, char *err, size_t errlen, const char *
     fclose(f);
     line[strcspn(line, "\n")] = 0;
   }
-  snprintf(err, errlen, "%s failed%s%.150s", what, line[0] ? ": " : "", line);
+  snprintf(err, errlen, "%s failed (%s)%s%.150s", what, why, line[0] ? ": " : "", line);
   return -1;
 }
 
@@ -146,7 +150,7 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
 {
   static const char *const names[3] = { "k.s", "k.so", "cc.log" };
   const char *src, *path[3];
-  char cmd[2048], qsrc[400], qasm[400], qso[400], qlog[400];
+  char *qsrc = NULL, *qasm = NULL, *qso = NULL;
   FILE *f;
   size_t i;
   int rc = -1;
@@ -171,21 +175,19 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
     snprintf(err, errlen, "cannot write %s", src);
     goto out;
   }
-  if (xray__shell_quote(qsrc, sizeof qsrc, src) || xray__shell_quote(qasm, sizeof qasm, path[0])
-      || xray__shell_quote(qso, sizeof qso, path[1])
-      || xray__shell_quote(qlog, sizeof qlog, path[2])) {
-    snprintf(err, errlen, "temporary path too long");
+  if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
+      || !(qso = xray__shell_word(path[1]))) {
+    snprintf(err, errlen, "out of memory");
     goto out;
   }
   /* CC and CFLAGS are words for the shell, as in make. */
-  snprintf(cmd, sizeof cmd, "%s %s -fPIC -S -o %s %s >%s 2>&1", cc, cflags, qasm, qsrc, qlog);
-  if (run_cmd(cmd, path[2], err, errlen, "compiling the kernels"))
+  if (run_cmd(xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm, qsrc), path[2], err,
+              errlen, "compiling the kernels"))
     goto out;
   /* Assembling and linking use some flags of CFLAGS and not others: no
    * warning there is the project's business. */
-  snprintf(cmd, sizeof cmd, "%s %s -Wno-error -fPIC -shared -o %s %s >%s 2>&1", cc, cflags, qso,
-           qasm, qlog);
-  if (run_cmd(cmd, path[2], err, errlen, "linking the kernels"))
+  if (run_cmd(xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s", cc, cflags, qso, qasm),
+              path[2], err, errlen, "linking the kernels"))
     goto out;
   if (!(s->dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
     const char *e = dlerror();
@@ -216,6 +218,9 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
   static_check(s, path[0]);
   rc = 0;
 out:
+  free(qsrc);
+  free(qasm);
+  free(qso);
   xray__tmp_close();
   if (rc)
     xray__kset_free(s);

@@ -481,7 +481,11 @@ xray_machine_real(char *err, size_t errlen)
     long pg = sysconf(_SC_PAGESIZE);
     m->base.page = pg > 0 ? (size_t) pg : 4096;
   }
-  xray_machine_set_compiler(&m->base, NULL, NULL);
+  if (xray_machine_set_compiler(&m->base, NULL, NULL)) {
+    snprintf(err, errlen, "out of memory");
+    free(m);
+    return NULL;
+  }
   m->base.tick_hz = xray__tick_hz();
   calibrate(m);
   if (m->base.core_hz > 0)
@@ -511,13 +515,23 @@ xray_machine_set_kernel(xray_machine *m, xray_kernel k)
   return 0;
 }
 
-void
+int
 xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags)
 {
   const char *ecc = getenv("CC"), *ecf = getenv("CFLAGS");
+  char *a = strdup(cc ? cc : ecc && *ecc ? ecc : "cc");
+  char *b = strdup(cflags ? cflags : ecf ? ecf : "-O2");
 
-  snprintf(m->cc, sizeof m->cc, "%s", cc ? cc : ecc && *ecc ? ecc : "cc");
-  snprintf(m->cflags, sizeof m->cflags, "%s", cflags ? cflags : ecf ? ecf : "-O2");
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return -1;
+  }
+  free(m->cc);
+  free(m->cflags);
+  m->cc = a;
+  m->cflags = b;
+  return 0;
 }
 
 int
@@ -530,8 +544,11 @@ xray__machine_uses_c(const xray_machine *m)
 void
 xray_machine_free(xray_machine *m)
 {
-  if (m)
+  if (m) {
+    free(m->cc);
+    free(m->cflags);
     m->ops->free(m);
+  }
 }
 
 void

@@ -92,13 +92,13 @@ parse_point(struct replay *m, char *line, size_t no, char *err, size_t errlen)
   if (!(x = strrchr(line, ',')) || !strchr(line, ',') || strchr(line, ',') == x)
     goto bad;
   *x++ = 0;
-  errno = 0;
-  pt.x = strtod(x, &end1);
-  pt.y = strtod(y, &end2);
-  if (errno || end1 == x || *end1 || end2 == y || (*end2 && *end2 != '\n' && *end2 != '\r'))
+  /* A point the machine could not measure: its trace line says nan. */
+  if (strncmp(y, "nan", 3) == 0 || strncmp(y, "-nan", 4) == 0)
+    return 0;
+  pt.x = xray__decimal(x, &end1);
+  pt.y = xray__decimal(y, &end2);
+  if (end1 == x || *end1 || end2 == y || (*end2 && *end2 != '\n' && *end2 != '\r'))
     goto bad;
-  if (isnan(pt.y))
-    return 0;                   /* a point the machine could not measure */
   pt.line = no;
   if (!(pt.key = intern(m, line))) {
     snprintf(err, errlen, "out of memory");
@@ -124,7 +124,9 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
 {
   char key[32], a[64], b[64];
   int end = 0, k = sscanf(line, "%31s %63s %63s %n", key, a, b, &end);
-  double v = k >= 2 ? strtod(a, NULL) : 0;
+  char *e = a;
+  /* Not a number: -1, which every item below refuses. */
+  double v = k >= 2 && (xray__decimal(a, &e), e != a && !*e) ? xray__decimal(a, &e) : -1;
 
   if (k <= 0 || key[0] == '#')
     return 0;
@@ -141,7 +143,7 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
       m->ncpu++;
       s += off;
     }
-  } else if (strcmp(key, "os") == 0 && k == 3) {
+  } else if (strcmp(key, "os") == 0 && k == 3 && (xray__decimal(b, &e), e != b && !*e)) {
     struct os_item *o = realloc(m->os, (m->nos + 1) * sizeof *o);
     if (!o) {
       snprintf(err, errlen, "out of memory");
@@ -150,7 +152,7 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     m->os = o;
     snprintf(o[m->nos].name, sizeof o->name, "%s", a);
     snprintf(o[m->nos].src, sizeof o->src, "%s", end && line[end] ? line + end : "os");
-    o[m->nos++].v = strtod(b, NULL);
+    o[m->nos++].v = xray__decimal(b, &e);
   } else if (strcmp(key, "xray") != 0) {
     snprintf(err, errlen, "machine line %zu: '%s' is not ITEM VALUE (tick_hz, core_hz, page, "
              "cpus, os)", no, line);
@@ -420,7 +422,9 @@ xray_machine_replay(const char *dir, char *err, size_t errlen)
   }
   snprintf(m->base.desc, sizeof m->base.desc, "a replay of %s (%s%s%zu points)", dir, name,
            name[0] ? ", " : "", m->n);
-  return &m->base;
+  if (xray_machine_set_compiler(&m->base, NULL, NULL) == 0)
+    return &m->base;
+  snprintf(err, errlen, "out of memory");
 fail:
   rp_free(&m->base);
   return NULL;

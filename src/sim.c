@@ -201,7 +201,7 @@ parse_percent(const char *s, const char *what, double *out, char *err, size_t er
   double v;
 
   errno = 0;
-  v = strtod(s, &end);
+  v = xray__decimal(s, &end);
   if (errno || end == s || *end || !(v >= 0 && v <= 100)) {
     snprintf(err, errlen, "%s: '%s' is not a percentage from 0 to 100", what, s);
     return -1;
@@ -262,7 +262,7 @@ parse_fetch(struct sim *m, const char *val, char *err, size_t errlen)
 
   for (i = 0; i < 4; i++) {
     char *end;
-    double v = strtod(p, &end);
+    double v = xray__decimal(p, &end);
     if (end == p || !(v >= 0) || v > 1024 || (v == 0 && i < 3)
         || *end != (i < 3 ? ':' : 0)) {
       snprintf(err, errlen, "fetch=%s: expected OC:DECODE:BYTES:TAKEN per cycle, "
@@ -317,9 +317,18 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
       if (parse_percent(eq, "spikes", &m->spikes, err, errlen))
         goto out;
     } else if (strcmp(item, "seed") == 0) {
-      if (parse_size(eq, "seed", &v, err, errlen))
+      /* Any whole number a 64-bit generator can start from: 0 too (the
+       * generator's all-zero state is replaced below). */
+      char *end;
+      unsigned long long sv;
+      errno = 0;
+      sv = isdigit((unsigned char) *eq) ? strtoull(eq, &end, 10) : 0;
+      if (!isdigit((unsigned char) *eq) || errno || *end) {
+        snprintf(err, errlen, "seed: '%s' is not a whole number from 0 to %llu", eq,
+                 (unsigned long long) UINT64_MAX);
         goto out;
-      m->rng = v;
+      }
+      m->rng = sv ? (uint64_t) sv : UINT64_C(0xd1b54a32d192ed03);
     } else if ((lv = level_of(item)) >= 0) {
       static const double deflat[MAX_LEVELS] = { 4, 12, 40, 80 };
       if (lv != m->nlev) {
@@ -373,8 +382,8 @@ parse_spec(struct sim *m, const char *spec, char *err, size_t errlen)
       long lv = strtol(eq, &end, 10);
       m->tswing = 0;
       if (end == eq || *end != ':' || lv < 2 || lv > 4
-          || !((m->trate = strtod(end + 1, &end)) > 0) || m->trate > 64
-          || (*end && (*end != ':' || !((m->tswing = strtod(end + 1, &end)) >= 0)
+          || !((m->trate = xray__decimal(end + 1, &end)) > 0) || m->trate > 64
+          || (*end && (*end != ':' || !((m->tswing = xray__decimal(end + 1, &end)) >= 0)
                        || m->tswing > 1 || *end))) {
         snprintf(err, errlen, "tenant: '%s' is not LEVEL:RATE[:SWING] (level 2-4, rate above "
                  "0 up to 64 loads per load, swing 0-1)", eq);
@@ -626,7 +635,11 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
   m->base.core_hz = m->cpu.mhz * 1e6;
-  xray_machine_set_compiler(&m->base, NULL, NULL);
   snprintf(m->base.desc, sizeof m->base.desc, "simulated (%s)", spec);
+  if (xray_machine_set_compiler(&m->base, NULL, NULL)) {
+    snprintf(err, errlen, "out of memory");
+    xray__sim_free(&m->base);
+    return NULL;
+  }
   return &m->base;
 }

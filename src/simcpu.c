@@ -72,7 +72,7 @@ numbers(const char *key, const char *val, double *out, int n, int whole, char *e
 
   for (i = 0; i < n; i++) {
     char *end;
-    double v = strtod(p, &end);
+    double v = xray__decimal(p, &end);
     if (end == p || !(v > 0) || v > 1e6 || (whole && v != floor(v))) {
       snprintf(err, errlen, "%s=%s: expected %d %s separated by ':'", key, val, n,
                whole ? "whole numbers" : "positive numbers");
@@ -115,7 +115,7 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
 
   if (strcmp(key, "drift") == 0) {
     char *end;
-    double d = strtod(val, &end);
+    double d = xray__decimal(val, &end);
     if (end == val || *end || !(d > -50 && d < 50)) {
       snprintf(err, errlen, "drift=%s: expected a percentage between -50 and 50", val);
       return -1;
@@ -146,7 +146,7 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
       c->regs[i] = (int) v[i];
   } else if (strcmp(key, "loop") == 0) {
     char *end;
-    double d = strtod(val, &end);
+    double d = xray__decimal(val, &end);
     if (end == val || *end || !(d >= 0) || d > 64) {
       snprintf(err, errlen, "loop=%s: expected operations an iteration, 0 to 64", val);
       return -1;

@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* num.c: a decimal number as strtod reads it, and nothing else (no
+ * hexadecimal, infinity or NaN); *end == s if there is none. */
+double xray__decimal(const char *s, char **end);
+
 /* tick.c */
 uint64_t xray__ticks(void);
 double xray__tick_hz(void);
@@ -98,7 +102,19 @@ void xray__kset_free(struct xray__kset *s);
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
                    size_t errlen);
 void xray__tmp_close(void);
-int xray__shell_quote(char *out, size_t len, const char *s);
+
+/* run.c: commands run through /bin/sh without system(), so that the
+ * caller's signal handlers stay live; 0 if cmd exits 0, else -1 with why
+ * (exit status, signal).  stdout and stderr go to the file out, or
+ * nowhere. */
+int xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen);
+/* Stop the command in flight, with its whole process group;
+ * async-signal-safe. */
+void xray__run_stop(void);
+/* printf to a new string, and s as one quoted shell word; NULL without
+ * memory. */
+char *xray__strf(const char *fmt, ...);
+char *xray__shell_word(const char *s);
 
 /* sample.c: a timed kernel is a callback that runs `iters` iterations. */
 struct xray__kernel {
@@ -319,7 +335,7 @@ struct xray_machine {
   double tick_hz, core_hz;      /* real machine only */
   size_t page;                  /* base page size: the unit of physical placement */
   xray_kernel kernel;           /* which kernels time code */
-  char cc[256], cflags[512];    /* for C kernels */
+  char *cc, *cflags;            /* for C kernels: never NULL once the machine exists */
   char oplist[512];             /* TYPE:OP,... for the latency and throughput probes */
   char types[256];              /* TYPE,... for the registers probe */
   char error[200];              /* why a measurement was impossible */

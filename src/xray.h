@@ -48,8 +48,9 @@ typedef enum xray_kernel {
 
 /* -1 if the kernel kind cannot run on this machine. */
 int xray_machine_set_kernel(xray_machine *m, xray_kernel k);
-/* Compiler and flags for C kernels (default: $CC or cc, $CFLAGS or -O2). */
-void xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags);
+/* Compiler and flags for C kernels (default: $CC or cc, $CFLAGS or -O2),
+ * of any length; -1 without memory (the previous ones stay). */
+int xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags);
 /* Remove temporary files of a C kernel in flight; async-signal-safe. */
 void xray_remove_temporaries(void);
 /* Probe options: "ops" (TYPE:OP,... for latency and throughput, e.g.

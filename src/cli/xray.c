@@ -44,6 +44,37 @@ on_signal(int sig)
   raise(sig);
 }
 
+/* Every signal whose default action ends the process: its temporaries go
+ * first (and the compiler in flight), then it ends as the signal says. */
+static void
+catch_signals(void)
+{
+  static const int sigs[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGABRT,
+    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ,
+#ifdef SIGVTALRM
+    SIGVTALRM,
+#endif
+#ifdef SIGPROF
+    SIGPROF,
+#endif
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);
+    /* A signal ignored by whoever started xray (nohup) stays ignored. */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
+  }
+}
+
 static void
 out_refuse(const char *path, const char *why)
 {
@@ -251,7 +282,9 @@ main(int argc, char **argv)
     case 'b':
       errno = 0;
       budget = strtod(optarg, &end);
-      if (errno || end == optarg || *end || !(budget > 0) || budget > 3600)
+      /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
+      if (errno || end == optarg || *end || strspn(optarg, "0123456789.eE+-") != strlen(optarg)
+          || !(budget > 0) || budget > 3600)
         usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", optarg);
       break;
     case 's':
@@ -348,9 +381,7 @@ main(int argc, char **argv)
 
   /* Every output is opened before anything is measured, so that a path
    * that cannot be written costs no measuring. */
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
+  catch_signals();
   atexit(remove_temps);
   if (record) {
     snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", record);
@@ -377,7 +408,11 @@ main(int argc, char **argv)
   }
 
   xray_machine_set_budget(m, budget);
-  xray_machine_set_compiler(m, cc, cflags);
+  if (xray_machine_set_compiler(m, cc, cflags)) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    xray_machine_free(m);
+    return 1;
+  }
   if ((ops && xray_machine_set_option(m, "ops", ops, err, sizeof err))
       || (types && xray_machine_set_option(m, "types", types, err, sizeof err))) {
     xray_machine_free(m);

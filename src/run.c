@@ -1,0 +1,147 @@
+/* Commands xray runs: the user's compiler (CC and CFLAGS are words for the
+ * shell, as in make) and compiled C kernels.
+ *
+ * They run under /bin/sh through fork and exec, not system(): system()
+ * ignores SIGINT and SIGQUIT in the caller while the command runs, so a
+ * Ctrl-C meant for xray was lost and a killed compiler looked like a
+ * failed compile.  Here the caller's signal dispositions stay as they are;
+ * the command gets the default ones and a process group of its own, which
+ * xray__run_stop() (called by xray_remove_temporaries() from a signal
+ * handler) ends as a whole, compiler passes included. */
+#if !defined _POSIX_C_SOURCE && !defined _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fork, kill, sigprocmask under -std=c99 */
+#endif
+#include "xray-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile pid_t running;  /* the command's process group, or 0 */
+
+char *
+xray__strf(const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+  char *s;
+
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || !(s = malloc((size_t) n + 1)))
+    return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t) n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+char *
+xray__shell_word(const char *s)
+{
+  size_t n = 3;
+  const char *p;
+  char *out, *o;
+
+  for (p = s; *p; p++)
+    n += *p == '\'' ? 4 : 1;
+  if (!(o = out = malloc(n)))
+    return NULL;
+  *o++ = '\'';
+  for (p = s; *p; p++)
+    if (*p == '\'') {
+      memcpy(o, "'\\''", 4);
+      o += 4;
+    } else
+      *o++ = *p;
+  *o++ = '\'';
+  *o = 0;
+  return out;
+}
+
+void
+xray__run_stop(void)
+{
+  pid_t pg = running;
+
+  if (pg > 0) {
+    kill(-pg, SIGKILL);
+    waitpid(pg, NULL, 0);
+    running = 0;
+  }
+}
+
+int
+xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
+{
+  static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2,
+                              SIGALRM, SIGCHLD };
+  sigset_t all, old;
+  pid_t pid, w;
+  int status, fd, e;
+  size_t i;
+
+  if (!cmd) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  /* Signals wait until the child's pid is known, so that a handler never
+   * misses a command it must stop. */
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    for (i = 0; i < sizeof sigs / sizeof *sigs; i++)
+      signal(sigs[i], SIG_DFL);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
+      dup2(fd, 0);
+      close(fd);
+    }
+    if ((fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+      _exit(126);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2)
+      close(fd);
+    execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
+    _exit(127);
+  }
+  e = errno;
+  if (pid > 0) {
+    setpgid(pid, pid);          /* both sides set it: no race with exec */
+    running = pid;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (pid < 0) {
+    snprintf(err, errlen, "cannot start a process: %s", strerror(e));
+    return -1;
+  }
+  do
+    w = waitpid(pid, &status, 0);
+  while (w < 0 && errno == EINTR);
+  running = 0;
+  if (w < 0) {
+    snprintf(err, errlen, "lost the command's process: %s", strerror(errno));
+    return -1;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return 0;
+  if (WIFSIGNALED(status))
+    snprintf(err, errlen, "killed by signal %d", WTERMSIG(status));
+  else if (WEXITSTATUS(status) == 127)
+    snprintf(err, errlen, "command not found (exit status 127)");
+  else if (WEXITSTATUS(status) == 126)
+    snprintf(err, errlen, "cannot be run (exit status 126)");
+  else
+    snprintf(err, errlen, "exit status %d", WEXITSTATUS(status));
+  return -1;
+}
