@@ -222,6 +222,20 @@ caches_run(xray_machine *m, xray_report *r)
     }
     free(c);
     free(S);
+    /* Every value the probe owns is in the output all the same. */
+    snprintf(why, sizeof why, "out of memory for the probe's bookkeeping (a memory limit "
+             "such as ulimit -v?)");
+    xray__value_unknown(vlev, why);
+    for (i = 2; i <= 3; i++)
+      for (j = 0; j < 4; j++) {
+        static const char *const field[4][2] = { { "SIZE", "bytes" }, { "ASSOC", "ways" },
+                                                  { "LINE", "bytes" }, { "LATENCY", "cycles" } };
+        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, field[j][0]);
+        xray__value_unknown(xray_report_add(r, msg, "a cache level beyond L1", field[j][1]),
+                            why);
+      }
+    xray__value_unknown(xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency",
+                                        "cycles"), why);
     return -1;
   }
   c->m = m;
@@ -253,7 +267,7 @@ caches_run(xray_machine *m, xray_report *r)
   c->deadline = m->simulated ? 0 : fmin(xray__now() + m->budget,
                                         c->start + FIT_BUDGETS * m->budget);
   if (c->failed)
-    snprintf(why, sizeof why, "%.190s", m->error);
+    snprintf(why, sizeof why, "%.190s", m->error[0] ? m->error : "the measurement failed");
   else if (nl < 1)
     snprintf(why, sizeof why, "no step in the time per load over %g to %.0f pages", K_MIN, kmax);
   else

@@ -71,6 +71,86 @@ topology_checks(const xray_machine *m, const xray_value *v)
   return 0;
 }
 
+/* --- what every machine obeys --------------------------------------- */
+
+static xray_value *
+find(xray_report *r, const char *name)
+{
+  return (xray_value *) xray_report_get(r, name);
+}
+
+static int
+measured(const xray_value *v)
+{
+  return v && v->source == XRAY_SOURCE_MEASURED && isfinite(v->value);
+}
+
+static void
+impossible(xray_value *v, const char *fmt, ...)
+{
+  char why[200];
+  int n = snprintf(why, sizeof why, "measured %.4g, which no machine can have: ", v->value);
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(why + n, sizeof why - (size_t) n, fmt, ap);
+  va_end(ap);
+  v->source = XRAY_SOURCE_UNKNOWN;
+  v->value = NAN;
+  v->unconfirmed = 0;
+  xray__value_unknown(v, why);
+}
+
+/* hi must exceed lo where both were measured; else hi is impossible. */
+static void
+above(xray_report *r, const char *hi, const char *lo, const char *what)
+{
+  xray_value *h = find(r, hi), *l = find(r, lo);
+
+  if (measured(h) && measured(l) && !(h->value > l->value))
+    impossible(h, "%s, and %s is %.4g", what, lo, l->value);
+}
+
+/* Values that break what every machine obeys (a disturbed run, an
+ * emulator that does not model time) are never printed as measured: a
+ * latency under a cycle; an outer cache level no larger, or no slower,
+ * than the one inside it; memory no slower than the last cache; a full
+ * TLB miss no dearer than a first-level one; a second TLB level no larger
+ * than the first.  The outer value of a pair goes: it is the one measured
+ * past the other's edge. */
+static void
+check_invariants(xray_report *r)
+{
+  char hi[48], lo[48];
+  size_t i;
+  int l, last = 1;
+
+  for (i = 0; i < r->n; i++) {
+    xray_value *v = &r->v[i];
+    if (measured(v) && (strstr(v->name, "_LATENCY") || strncmp(v->name, "XRAY_LAT_", 9) == 0)
+        && v->value < 1)
+      impossible(v, "a latency under one cycle");
+    if (measured(v) && strcmp(v->name, "XRAY_CPU_MHZ") == 0 && v->value < 1)
+      impossible(v, "a core clock under 1 MHz");
+  }
+  for (l = 2; l <= 4; l++) {
+    snprintf(hi, sizeof hi, "XRAY_L%d_SIZE", l);
+    snprintf(lo, sizeof lo, l == 2 ? "XRAY_L1D_SIZE" : "XRAY_L%d_SIZE", l - 1);
+    above(r, hi, lo, "an outer cache level no larger than the one inside it");
+    snprintf(hi, sizeof hi, "XRAY_L%d_LATENCY", l);
+    snprintf(lo, sizeof lo, l == 2 ? "XRAY_L1D_LATENCY" : "XRAY_L%d_LATENCY", l - 1);
+    above(r, hi, lo, "an outer cache level no slower than the one inside it");
+    if (measured(find(r, hi)))
+      last = l;
+  }
+  snprintf(lo, sizeof lo, last == 1 ? "XRAY_L1D_LATENCY" : "XRAY_L%d_LATENCY", last);
+  above(r, "XRAY_MEM_LATENCY", lo, "memory no slower than the last cache level");
+  above(r, "XRAY_TLB_MISS_LATENCY", "XRAY_DTLB_MISS_LATENCY",
+        "a full TLB miss no dearer than a first-level one");
+  above(r, "XRAY_L2TLB_ENTRIES", "XRAY_DTLB_ENTRIES",
+        "a second TLB level no larger than the first");
+}
+
 int
 xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 {
@@ -86,14 +166,26 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
     m->probe_seen[i] = p;
     m->run = ++m->probe_runs[i];
   }
-  snprintf(r->compiler, sizeof r->compiler, "%s %s", m->cc, m->cflags);
-  rc = p->run(m, r);
+  /* The report keeps CC and CFLAGS for people to read; a long pair is
+   * shortened visibly (the kernels get the whole of it). */
+  if (snprintf(r->compiler, sizeof r->compiler, "%s %s", m->cc, m->cflags)
+      >= (int) sizeof r->compiler)
+    strcpy(r->compiler + sizeof r->compiler - 4, "...");
+  p->run(m, r);
   dt = xray__now() - t0;
+  /* One rule for every probe: it failed when it established none of its
+   * values.  Unknown values all say why. */
+  rc = -1;
   r->seconds += dt;
   for (i = first; i < r->n; i++) {
     xray_value *v = &r->v[i];
     v->seconds = dt;
-    if (xray__os_view(m, v->name, &v->os_value, v->os_source, sizeof v->os_source) == 0) {
+    if (v->source != XRAY_SOURCE_UNKNOWN)
+      rc = 0;
+    else if (!v->reason[0])
+      xray__value_unknown(v, m->error[0] ? m->error : "the probe stopped before measuring it");
+    if (xray__os_view(m, v->name, &v->os_value, v->os_source, sizeof v->os_source) == 0
+        && isfinite(v->os_value)) {
       v->have_os = 1;
       if (v->source == XRAY_SOURCE_MEASURED)
         v->disagree = fabs(v->value - v->os_value) > DISAGREE_TOLERANCE * v->os_value;
@@ -101,7 +193,15 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
         xray__value_doubt(v, "; not confirmed: the OS's cache topology (%s) says %.0f",
                           v->os_source, v->os_value);
     }
+    /* What this process gets of a level other cores share moves with
+     * their load from run to run; it is confirmed only where the OS's
+     * figure for the level agrees. */
+    if (v->effective && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed
+        && !(v->have_os && !v->disagree))
+      xray__value_doubt(v, "; not confirmed: an effective share of a shared level, which "
+                        "other cores' load moves");
   }
+  check_invariants(r);
   return rc;
 }
 
