@@ -151,55 +151,41 @@ cpuinfo(const char *key, const char *word)
   return v;
 }
 
-/* Cores and threads per core of the online CPUs, from sysfs topology. */
+/* Cores and threads per core among the CPUs this process may use (its
+ * affinity mask, which taskset and cpusets narrow), from sysfs topology:
+ * the OS's view of what xray's cores probe can see. */
 static int
 sysfs_cores(double *cores, double *smt)
 {
   char path[128], buf[64];
-  long seen[1024][2];
-  int cpu, n = 0, first_siblings = 0;
+  static int cpu[4096];
+  long seen[1024][3];
+  int ncpu = xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
 
-  for (cpu = 0; cpu < 4096; cpu++) {
+  for (k = 0; k < (ncpu > 4096 ? 4096 : ncpu); k++) {
     long pkg, core;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu[k]);
     if (xray__read_line(path, buf, sizeof buf))
       continue;
     core = atol(buf);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-             cpu);
+             cpu[k]);
     pkg = xray__read_line(path, buf, sizeof buf) ? 0 : atol(buf);
-    {
-      int i;
-      for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
-        ;
-      if (i == n && n < 1024) {
-        seen[n][0] = pkg;
-        seen[n][1] = core;
-        n++;
-      }
+    for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
+      ;
+    if (i == n && n < 1024) {
+      seen[n][0] = pkg;
+      seen[n][1] = core;
+      seen[n][2] = 0;
+      n++;
     }
-    if (!first_siblings) {
-      /* "0-1", "0,32", "5" or "0-1,4-5" */
-      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-               cpu);
-      if (xray__read_line(path, buf, sizeof buf) == 0) {
-        char *p = buf, *end;
-        while (*p) {
-          long a = strtol(p, &end, 10), b = a;
-          if (end == p)
-            break;
-          if (*end == '-')
-            b = strtol(end + 1, &end, 10);
-          first_siblings += (int) (b - a + 1);
-          p = *end == ',' ? end + 1 : end;
-        }
-      }
-    }
+    if (i < n && ++seen[i][2] > most)
+      most = (int) seen[i][2];
   }
   if (!n)
     return -1;
   *cores = n;
-  *smt = first_siblings > 0 ? first_siblings : 1;
+  *smt = most;
   return 0;
 }
 
@@ -238,17 +224,31 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
   } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
 #ifdef XRAY_HAVE_HWLOC
     hwloc_topology_t t;
-    if (hwloc_topology_init(&t) == 0) {
-      int ok = hwloc_topology_load(t) == 0;
-      int nc = ok ? hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE) : 0;
-      int np = ok ? hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) : 0;
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
+    if (mine && in && hwloc_topology_init(&t) == 0) {
+      /* Cores with a PU this process may use, and the most such PUs of one. */
+      int ok = hwloc_topology_load(t) == 0
+               && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
+      int nc = 0, most = 0, w;
+      hwloc_obj_t c = NULL;
+      while (ok && (c = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, c))) {
+        hwloc_bitmap_and(in, c->cpuset, mine);
+        if ((w = hwloc_bitmap_weight(in)) > 0) {
+          nc++;
+          most = w > most ? w : most;
+        }
+      }
       hwloc_topology_destroy(t);
-      if (nc > 0 && np > 0) {
-        *v = name[9] == 'C' ? nc : (double) np / nc;
+      if (nc > 0) {
+        hwloc_bitmap_free(mine);
+        hwloc_bitmap_free(in);
+        *v = name[9] == 'C' ? nc : most;
         snprintf(src, srclen, "hwloc");
         return 0;
       }
     }
+    hwloc_bitmap_free(mine);
+    hwloc_bitmap_free(in);
 #endif
     if (sysfs_cores(&cores, &smt) == 0) {
       *v = name[9] == 'C' ? cores : smt;
