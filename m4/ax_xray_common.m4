@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 5
+#serial 6
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -76,8 +76,10 @@ ax_xray_build ()
   ax_xray_prog=
   _AX_XRAY_ENGINE
   test -n "$ax_xray_dir" || return
-  ax_xray_cmd="$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT $ax_xray_dir/src/*.c $ax_xray_dir/probes/*.c $ax_xray_dir/src/cli/xray.c $LDFLAGS -lm"
-  _AS_ECHO_LOG([$ax_xray_cmd])
+  # CC and the flags are words for the shell, as in make; the engine's
+  # directory is one word, whatever it holds (spaces, quotes, $).
+  ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -I"$ax_xray_dir/src" -o xray-probe$EXEEXT "$ax_xray_dir"/src/*.c "$ax_xray_dir"/probes/*.c "$ax_xray_dir/src/cli/xray.c" $LDFLAGS -lm'
+  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT ($ax_xray_dir/src, probes, src/cli/xray.c) $LDFLAGS -lm])
   AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
         [ax_xray_prog=`pwd`/xray-probe$EXEEXT],
         [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])
