@@ -256,7 +256,7 @@ xray__parse_ops(const char *list, struct xray__op *out, size_t max, size_t *n, c
 
   *n = 0;
   if (strlen(list) >= sizeof buf) {
-    snprintf(err, errlen, "list too long");
+    snprintf(err, errlen, "the list is longer than %zu characters", sizeof buf - 1);
     return -1;
   }
   strcpy(buf, list);
@@ -271,7 +271,12 @@ xray__parse_ops(const char *list, struct xray__op *out, size_t max, size_t *n, c
       snprintf(err, errlen, "unknown operator '%s' (+, -, *, / or fma)", colon);
       return -1;
     }
-    if (strlen(item) >= sizeof out->type || !known_type(item, err, errlen))
+    if (strlen(item) >= sizeof out->type) {
+      snprintf(err, errlen, "type '%.40s...' is longer than any xray knows (%zu characters)",
+               item, sizeof out->type - 1);
+      return -1;
+    }
+    if (!known_type(item, err, errlen))
       return -1;
     if (*n == max) {
       snprintf(err, errlen, "more than %zu TYPE:OP items", max);
@@ -297,7 +302,7 @@ xray_machine_set_option(xray_machine *m, const char *name, const char *value, ch
 
   if (strcmp(name, "ops") == 0) {
     if (strlen(value) >= sizeof m->oplist) {
-      snprintf(err, errlen, "ops: list too long");
+      snprintf(err, errlen, "ops: the list is longer than %zu characters", sizeof m->oplist - 1);
       return -1;
     }
     if (xray__parse_ops(value, ops, 32, &n, err, errlen))

@@ -134,14 +134,20 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     m->base.tick_hz = v;
   else if (strcmp(key, "core_hz") == 0 && k == 2 && v >= 0)
     m->base.core_hz = v;
-  else if (strcmp(key, "page") == 0 && k == 2 && v >= 512)
+  else if (strcmp(key, "page") == 0 && k == 2 && v >= 512 && v <= 1 << 30
+           && ((unsigned long) v & ((unsigned long) v - 1)) == 0)
     m->base.page = (size_t) v;
   else if (strcmp(key, "cpus") == 0) {
     const char *s = line + strlen("cpus");
-    int off;
-    while (m->ncpu < 256 && sscanf(s, "%d%n", &m->cpu[m->ncpu], &off) == 1) {
-      m->ncpu++;
-      s += off;
+    char *next;
+    long cpu;
+    while (m->ncpu < 256 && (cpu = strtol(s, &next, 10), next != s)) {
+      if (cpu < 0 || cpu > 65535) {
+        snprintf(err, errlen, "machine line %zu: CPU %.20s is not 0 to 65535", no, s);
+        return -1;
+      }
+      m->cpu[m->ncpu++] = (int) cpu;
+      s = next;
     }
   } else if (strcmp(key, "os") == 0 && k == 3 && (xray__decimal(b, &e), e != b && !*e)) {
     struct os_item *o = realloc(m->os, (m->nos + 1) * sizeof *o);

@@ -74,6 +74,9 @@ rnd_gauss(uint64_t *s)
 
 /* The largest size, count or cycle figure a spec may give: 1 TiB. */
 #define SIZE_LIMIT ((unsigned long) 1 << 40)
+/* The most lines (or TLB entries) one simulated structure may have: a
+ * 256 MB cache of 64-byte lines. */
+#define LINES_LIMIT ((unsigned long) 1 << 22)
 
 static int
 parse_size(const char *s, const char *what, unsigned long *out, char *err, size_t errlen)
@@ -157,6 +160,14 @@ parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb,
     snprintf(err, errlen, "%s: %lu ways of %lu-byte %s are more than %lu %s hold", level,
              c->ways, c->line, tlb ? "pages" : "lines", tlb ? c->size / c->line : c->size,
              tlb ? "entries" : "bytes");
+    return -1;
+  }
+  /* Each line or entry is simulated (and reset) one by one: a structure
+   * past this many is more than any probe sweeps within its budget, and
+   * would cost gigabytes here. */
+  if (c->size / c->line > LINES_LIMIT) {
+    snprintf(err, errlen, "%s: %lu %s are more than the simulator takes (%lu)", level,
+             c->size / c->line, tlb ? "entries" : "lines", (unsigned long) LINES_LIMIT);
     return -1;
   }
   if (c->size % (c->ways * c->line)) {
