@@ -424,7 +424,9 @@ icache_c(xray_machine *m, xray_value *l1i, xray_value *uop)
   struct cctx c = { m, 0 };
   struct xray__curve cv = { 0 };
   struct xray__step st;
-  double t0 = xray__now(), bytes, y, lo, hi, limit = 15 * m->budget;
+  /* The budget holds here too, although every point is a compile: a
+   * longer one (--budget) buys the points this path needs. */
+  double t0 = xray__now(), bytes, y, lo, hi, limit = m->budget;
   size_t n, a, b, mid;
 
   snprintf(l1i->method, sizeof l1i->method,
@@ -443,9 +445,10 @@ icache_c(xray_machine *m, xray_value *l1i, xray_value *uop)
   }
   if (xray__find_steps(&cv, 0.25, &st, 1) == 0) {
     snprintf(l1i->reason, sizeof l1i->reason,
-             "no step in C loops of up to %.0f bytes%s: the kernel is not fetch-bound here",
+             "no step in C loops of up to %.0f bytes%s",
              cv.n ? cv.x[cv.n - 1] * c.bytes_per_stmt : 0,
-             xray__now() - t0 >= limit ? " (time budget spent)" : "");
+             xray__now() - t0 >= limit ? " before the time budget was spent (each point is "
+             "a compile: give a larger --budget)" : ": the kernel is not fetch-bound here");
     goto out;
   }
   a = (size_t) cv.x[st.last_low];
@@ -453,6 +456,12 @@ icache_c(xray_machine *m, xray_value *l1i, xray_value *uop)
   lo = st.lo;
   hi = st.hi;
   while (b - a > 8) {
+    if (xray__now() - t0 >= limit) {
+      snprintf(l1i->reason, sizeof l1i->reason, "a step between C loops of %.0f and %.0f "
+               "bytes, not narrowed before the time budget was spent (give a larger --budget)",
+               (double) a * c.bytes_per_stmt, (double) b * c.bytes_per_stmt);
+      goto out;
+    }
     mid = (a + b) / 2;
     /* Low in the jump: an LRU-like transition starts right at capacity. */
     if (cpoint(&c, mid, &bytes) < lo + 0.1 * (hi - lo))

@@ -40,8 +40,8 @@ xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kin
     a->maplen = len + HUGE_ALIGN;
     a->map = mmap(NULL, a->maplen, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (a->map == MAP_FAILED) {
-      snprintf(err, errlen, "cannot map %zu MB for a pointer chase: %s", len >> 20,
-               strerror(errno));
+      snprintf(err, errlen, "cannot map %zu MB for a pointer chase: %s%s", len >> 20,
+               strerror(errno), errno == ENOMEM ? " (a memory limit such as ulimit -v?)" : "");
       a->map = NULL;
       return -1;
     }

@@ -274,9 +274,13 @@ main(int argc, char **argv)
         usage_error("invalid --format '%s' (text, json, shell or header)", optarg);
       break;
     case 'o':
+      if (!*optarg)
+        usage_error("invalid --output '%s' (a file name, or - for the standard output)", optarg);
       output = optarg;
       break;
     case 't':
+      if (!*optarg)
+        usage_error("invalid --trace '%s' (a file name, or - for the standard output)", optarg);
       trace = optarg;
       break;
     case 'b':
@@ -326,6 +330,8 @@ main(int argc, char **argv)
         usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", optarg);
       break;
     case 'P':
+      if (!*optarg)
+        usage_error("invalid --replay '%s' (a directory made by --record)", optarg);
       replay = optarg;
       break;
     case 'l':
