@@ -102,7 +102,7 @@ xray__chase_link(char *base, const struct xray__chase *c)
 
 #define L1 p = *(void **) p;
 #define L4 L1 L1 L1 L1
-void *
+XRAY_UNINSTRUMENTED void *
 xray__chase_run(void *p, uint64_t iters)
 {
   while (iters--) {

@@ -9,6 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Timed loops run as the hardware runs them: a sanitizer's checks
+ * (--enable-sanitizers) load shadow memory, which would share the caches
+ * and TLBs the loops measure. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define XRAY_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+#else
+#define XRAY_UNINSTRUMENTED
+#endif
+
 /* num.c: a decimal number as strtod reads it, and nothing else (no
  * hexadecimal, infinity or NaN); *end == s if there is none. */
 double xray__decimal(const char *s, char **end);
