@@ -58,3 +58,17 @@ sysfs_cache() {
       awk '{ v = $1 + 0; if ($1 ~ /K$/) v *= 1024; if ($1 ~ /M$/) v *= 1048576; print v }' "$d/$3" 2>/dev/null
   done
 }
+# procs_with TEXT: processes whose command line holds TEXT; procs_in_group
+# PGID: processes of that process group.  From /proc, so that no procps
+# is needed.
+procs_with() {
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "${p#/proc/}"
+  done | grep -vx "$$" | wc -l
+}
+procs_in_group() {
+  for p in /proc/[0-9]*; do
+    sed 's/.*) //' "$p/stat" 2>/dev/null | awk -v g="$1" '$3 == g { f = 1 } END { exit !f }' &&
+      echo "${p#/proc/}"
+  done | wc -l
+}
