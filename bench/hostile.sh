@@ -141,6 +141,14 @@ env_row "TMPDIR of 300 characters" unknown $?
 : >"$w/afile"
 TMPDIR=$w/afile "$xray" --ops=long:+ latency >"$w/stdout" 2>"$w/err"
 env_row "TMPDIR a file" unknown $?
+# A full TMPDIR: a tmpfs of 8 KB, filled (root only).
+if [ "$(id -u)" = 0 ] && mkdir "$w/full" && mount -t tmpfs -o size=8k tmpfs "$w/full" 2>/dev/null; then
+  dd if=/dev/zero of="$w/full/fill" bs=1k count=64 2>/dev/null
+  TMPDIR=$w/full "$xray" --ops=long:+ latency >"$w/stdout" 2>"$w/err"
+  env_row "TMPDIR full" unknown $?
+  ls -A "$w/full" | grep -vx fill | sed 's/^/  !! left in the full TMPDIR: /'
+  umount "$w/full"
+fi
 for v in 20000 40000 60000; do
   (ulimit -v $v; TMPDIR=$T exec "$xray" caches) >"$w/stdout" 2>"$w/err"
   env_row "ulimit -v $v, caches" unknown $?

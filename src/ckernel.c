@@ -134,7 +134,11 @@ xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags
     snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno));
     goto done;
   }
+  err[0] = 0;
   if (xray__gen_c(f, c, err, errlen) || xray__gen_c_main(f, c)) {
+    /* A write error (a full TMPDIR) leaves no message of its own. */
+    if (!err[0])
+      snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno ? errno : EIO));
     fclose(f);
     goto done;
   }

@@ -11,6 +11,7 @@
 #include "xray-internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,15 +165,19 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
   if (xray__tmp_open(&src, names, path, err, errlen))
     return -1;
   if (!(f = fopen(src, "w"))) {
-    snprintf(err, errlen, "cannot write %s", src);
+    snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
     goto out;
   }
+  err[0] = 0;
   if (xray__gen_kset(f, c, n, err, errlen)) {
+    /* A write error (a full TMPDIR) leaves no message of its own. */
+    if (!err[0])
+      snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno ? errno : EIO));
     fclose(f);
     goto out;
   }
   if (fclose(f)) {
-    snprintf(err, errlen, "cannot write %s", src);
+    snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
     goto out;
   }
   if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
