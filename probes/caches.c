@@ -195,6 +195,26 @@ set_unknown2(xray_value *a, xray_value *b, const char *msg, const char *method)
   snprintf(b->method, sizeof b->method, "%s", method);
 }
 
+/* The values of cache level lv (2, 3, ...), in this order. */
+static const struct {
+  const char *suffix, *desc, *unit;
+} level_fields[4] = { { "SIZE", "capacity", "bytes" }, { "ASSOC", "associativity", "ways" },
+                      { "LINE", "line size", "bytes" },
+                      { "LATENCY", "load-to-use latency", "cycles" } };
+
+static void
+add_level(xray_report *r, int lv, xray_value *v[4])
+{
+  char name[32], desc[64];
+  int f;
+
+  for (f = 0; f < 4; f++) {
+    snprintf(name, sizeof name, "XRAY_L%d_%s", lv, level_fields[f].suffix);
+    snprintf(desc, sizeof desc, "L%d cache %s", lv, level_fields[f].desc);
+    v[f] = xray_report_add(r, name, desc, level_fields[f].unit);
+  }
+}
+
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
@@ -226,14 +246,12 @@ caches_run(xray_machine *m, xray_report *r)
     snprintf(why, sizeof why, "out of memory for the probe's bookkeeping (a memory limit "
              "such as ulimit -v?)");
     xray__value_unknown(vlev, why);
-    for (i = 2; i <= 3; i++)
-      for (j = 0; j < 4; j++) {
-        static const char *const field[4][2] = { { "SIZE", "bytes" }, { "ASSOC", "ways" },
-                                                  { "LINE", "bytes" }, { "LATENCY", "cycles" } };
-        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, field[j][0]);
-        xray__value_unknown(xray_report_add(r, msg, "a cache level beyond L1", field[j][1]),
-                            why);
-      }
+    for (i = 2; i <= 3; i++) {
+      xray_value *v[4];
+      add_level(r, i, v);
+      for (j = 0; j < 4; j++)
+        xray__value_unknown(v[j], why);
+    }
     xray__value_unknown(xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency",
                                         "cycles"), why);
     return -1;
@@ -354,21 +372,11 @@ caches_run(xray_machine *m, xray_report *r)
     xray__value_measured(vlev, nl, method);
   }
   for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++) {
-    static const struct {
-      const char *suffix, *desc, *unit;
-    } fields[4] = { { "SIZE", "capacity", "bytes" }, { "ASSOC", "associativity", "ways" },
-                    { "LINE", "line size", "bytes" },
-                    { "LATENCY", "load-to-use latency", "cycles" } };
-    char name[32], desc[64];
     xray_value *v[4] = { 0 };
     int f, lv = i + 1, have = i < nl && !why[0];
     const struct level *l = &L[i];
     int shared;
-    for (f = 0; f < 4; f++) {
-      snprintf(name, sizeof name, "XRAY_L%d_%s", lv, fields[f].suffix);
-      snprintf(desc, sizeof desc, "L%d cache %s", lv, fields[f].desc);
-      v[f] = xray_report_add(r, name, desc, fields[f].unit);
-    }
+    add_level(r, lv, v);
     if (!v[0] || !v[1] || !v[2] || !v[3]) {
       rc = -1;
       break;
@@ -519,6 +527,20 @@ caches_run(xray_machine *m, xray_report *r)
         xray__value_doubt(vlev, "; not confirmed: the L%d capacity is not, so its step may "
                           "not be one level", i + 1);
         break;
+      }
+    }
+  /* Where the count is in doubt, so is every level past L2 (a step of
+   * an L3 that other tenants take in two stages read as an L4 with a
+   * latency of its own).  L2's values carry their own confirmation. */
+  if (vlev && (vlev->source != XRAY_SOURCE_MEASURED || vlev->unconfirmed))
+    for (i = 3; i <= nl; i++) {
+      for (j = 0; j < 4; j++) {
+        xray_value *v;
+        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, level_fields[j].suffix);
+        v = (xray_value *) xray_report_get(r, msg);
+        if (v && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
+          xray__value_doubt(v, "; not confirmed: the number of levels is not, so L%d may "
+                            "not be a level", i);
       }
     }
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
