@@ -428,7 +428,9 @@ caches_run(xray_machine *m, xray_report *r)
        * set to confirm its ways, is not confirmed: a neighbour's share of
        * the level moves the whole transition (589824 for a 1 MB L2 on Zen
        * 4, both halves of the draws alike). */
-      v[0]->unconfirmed = !shared;
+      if (!shared)
+        xray__value_doubt(v[0], "; not confirmed: the capacity comes from the model alone, "
+                          "with no conflict set to confirm its ways");
       if (l->ways) {
         snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
         xray__value_measured(v[1], l->ways, msg);

@@ -205,6 +205,14 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
   return rc;
 }
 
+/* Text that does not fit ends in "...": nothing is cut silently. */
+static void
+put_text(char *dst, size_t size, const char *src)
+{
+  if (snprintf(dst, size, "%s", src) >= (int) size && size > 4)
+    strcpy(dst + size - 4, "...");
+}
+
 void
 xray__value_measured(xray_value *v, double x, const char *method)
 {
@@ -212,26 +220,37 @@ xray__value_measured(xray_value *v, double x, const char *method)
     return;
   v->value = x;
   v->source = XRAY_SOURCE_MEASURED;
-  snprintf(v->method, sizeof v->method, "%.199s", method);
+  put_text(v->method, sizeof v->method, method);
 }
 
+/* The note goes after the method; where both do not fit, the method is
+ * shortened (with "...") rather than the note, which says why the value
+ * is not confirmed. */
 void
 xray__value_doubt(xray_value *v, const char *fmt, ...)
 {
-  size_t len = strlen(v->method);
+  char note[sizeof v->method / 2];
+  size_t len = strlen(v->method), n;
   va_list ap;
 
   v->unconfirmed = 1;
   va_start(ap, fmt);
-  vsnprintf(v->method + len, sizeof v->method - len, fmt, ap);
+  vsnprintf(note, sizeof note, fmt, ap);
   va_end(ap);
+  n = strlen(note);
+  if (len + n >= sizeof v->method) {
+    len = sizeof v->method - n - 4;
+    strcpy(v->method + len, "...");
+    len += 3;
+  }
+  put_text(v->method + len, sizeof v->method - len, note);
 }
 
 void
 xray__value_unknown(xray_value *v, const char *why)
 {
   if (v)
-    snprintf(v->reason, sizeof v->reason, "%.199s", why);
+    put_text(v->reason, sizeof v->reason, why);
 }
 
 static int

@@ -86,8 +86,8 @@ typedef struct xray_value {
   int disagree;                 /* measured and OS differ by > tolerance */
   int unconfirmed;              /* repeated determinations did not agree */
   double seconds;               /* spent measuring this value's probe */
-  char method[200];             /* kernel, bytes per statement, backend */
-  char reason[200];             /* why unknown */
+  char method[640];             /* kernel, layout, backend; why not confirmed */
+  char reason[400];             /* why unknown */
   double exact;                 /* unrounded value, or NAN */
   double ns;                    /* the value in nanoseconds (latencies), or NAN */
   int effective;                /* a shared level: what this process gets */
