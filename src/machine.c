@@ -431,9 +431,33 @@ real_free(xray_machine *base)
   free(base);
 }
 
+static int
+real_os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
+{
+  (void) m;
+  return xray__os_read(name, v, src, srclen);
+}
+
+static void
+real_begin(xray_machine *base)
+{
+  xray__sampler_init(&((struct real *) base)->sampler, base->budget);
+}
+
+static int
+real_unsure(const xray_machine *base, int *measured)
+{
+  const struct real *m = (const struct real *) base;
+
+  *measured = m->sampler.measured;
+  return m->sampler.unsure;
+}
+
 static const struct xray__machine_ops real_ops = {
-  real_code, real_ccode, real_chase, real_kbuild, real_ktime, real_kinfo, real_clock,
-  real_fma,  real_cpus,  real_pair,  real_reset,  real_free
+  .code = real_code, .ccode = real_ccode, .chase = real_chase, .kbuild = real_kbuild,
+  .ktime = real_ktime, .kinfo = real_kinfo, .clock = real_clock, .fma = real_fma,
+  .cpus = real_cpus, .pair = real_pair, .reset = real_reset, .free = real_free,
+  .os_view = real_os_view, .begin = real_begin, .unsure = real_unsure
 };
 
 /* Core clock: a chain of dependent adds, one cycle each.  Twenty bursts
@@ -500,10 +524,16 @@ xray_machine_real(char *err, size_t errlen)
 }
 
 void
-xray__machine_begin(xray_machine *base)
+xray__machine_begin(xray_machine *m)
 {
-  if (!base->simulated && !base->replaying)
-    xray__sampler_init(&((struct real *) base)->sampler, base->budget);
+  if (m->ops->begin)
+    m->ops->begin(m);
+}
+
+int
+xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
+{
+  return m->ops->os_view ? m->ops->os_view(m, name, v, src, srclen) : -1;
 }
 
 int
@@ -586,19 +616,16 @@ xray_machine_core_mhz(const xray_machine *m)
 double
 xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y)
 {
-  xray__replayed(m, probe, kernel, x, &y);
+  if (m->ops->recall)
+    m->ops->recall(m, probe, kernel, x, &y);
   if (m->trace)
     fprintf(m->trace, "%s,%s,%.10g,%.5f\n", probe, kernel, x, y);
   return y;
 }
 
 int
-xray__machine_unsure(const xray_machine *base, int *measured)
+xray__machine_unsure(const xray_machine *m, int *measured)
 {
-  const struct real *m = (const struct real *) base;
-
-  int timed = !base->simulated && !base->replaying;
-
-  *measured = timed ? m->sampler.measured : 0;
-  return timed ? m->sampler.unsure : 0;
+  *measured = 0;
+  return m->ops->unsure ? m->ops->unsure(m, measured) : 0;
 }

@@ -299,16 +299,8 @@ cpuid_tlb(const char *name, double *v, char *src, size_t srclen)
 }
 
 int
-xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
+xray__os_read(const char *name, double *v, char *src, size_t srclen)
 {
-  if (m->replaying)
-    return xray__replay_os(m, name, v, src, srclen);
-  if (m->simulated) {
-    if (xray__sim_truth(m, name, v))
-      return -1;
-    snprintf(src, srclen, "simulation");
-    return 0;
-  }
   if (strcmp(name, "XRAY_L1I_SIZE") == 0) {
 #ifdef XRAY_HAVE_HWLOC
     if ((*v = hwloc_l1i()) > 0) {

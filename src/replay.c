@@ -209,16 +209,14 @@ sample(struct replay *m, size_t i)
   return m->p[i + m->uses[i]++ % (e - i)].y;
 }
 
-int
-xray__replayed(xray_machine *base, const char *probe, const char *kernel, double x, double *y)
+static int
+rp_recall(xray_machine *base, const char *probe, const char *kernel, double x, double *y)
 {
   struct replay *m = (struct replay *) base;
   char key[512];
   const char *k;
   size_t lo, hi, i;
 
-  if (!base->replaying)
-    return 0;
   *y = NAN;
   snprintf(key, sizeof key, "%s,%s", probe, kernel);
   for (i = 0, k = NULL; i < m->nkeys && !k; i++)
@@ -252,9 +250,8 @@ xray__replayed(xray_machine *base, const char *probe, const char *kernel, double
   return 1;
 }
 
-int
-xray__replay_os(const xray_machine *base, const char *name, double *v, char *src,
-                size_t srclen)
+static int
+rp_os_view(const xray_machine *base, const char *name, double *v, char *src, size_t srclen)
 {
   const struct replay *m = (const struct replay *) base;
   size_t i;
@@ -377,8 +374,10 @@ rp_free(xray_machine *base)
 }
 
 static const struct xray__machine_ops replay_ops = {
-  rp_code, rp_ccode, rp_chase, rp_kbuild, rp_ktime, rp_kinfo, rp_clock,
-  rp_fma,  rp_cpus,  rp_pair,  rp_reset,  rp_free
+  .code = rp_code, .ccode = rp_ccode, .chase = rp_chase, .kbuild = rp_kbuild,
+  .ktime = rp_ktime, .kinfo = rp_kinfo, .clock = rp_clock, .fma = rp_fma,
+  .cpus = rp_cpus, .pair = rp_pair, .reset = rp_reset, .free = rp_free,
+  .os_view = rp_os_view, .recall = rp_recall
 };
 
 xray_machine *

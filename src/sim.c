@@ -599,9 +599,21 @@ sim_pair(xray_machine *base, int a, int b)
   return 1 / xray__sim_noise(m, a / m->cpu.smt == b / m->cpu.smt ? 2 : 1);
 }
 
+/* The simulated machine's OS view is its truth. */
+static int
+sim_os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
+{
+  if (xray__sim_truth(m, name, v))
+    return -1;
+  snprintf(src, srclen, "simulation");
+  return 0;
+}
+
 static const struct xray__machine_ops sim_ops = {
-  sim_code, sim_ccode, xray__sim_chase, sim_kbuild, sim_ktime, sim_kinfo, sim_clock,
-  sim_fma,  sim_cpus,  sim_pair,  xray__sim_reset,  xray__sim_free
+  .code = sim_code, .ccode = sim_ccode, .chase = xray__sim_chase, .kbuild = sim_kbuild,
+  .ktime = sim_ktime, .kinfo = sim_kinfo, .clock = sim_clock, .fma = sim_fma,
+  .cpus = sim_cpus, .pair = sim_pair, .reset = xray__sim_reset, .free = xray__sim_free,
+  .os_view = sim_os_view
 };
 
 xray_machine *

@@ -64,6 +64,8 @@ double xray__simcache_sweep_misses(struct cache *c, unsigned long first, unsigne
 double xray__sim_chase(xray_machine *base, const struct xray__chase *c);
 void xray__sim_free(xray_machine *base);
 void xray__sim_reset(xray_machine *base);
+/* The simulated machine's true value of a parameter (its OS view). */
+int xray__sim_truth(const xray_machine *base, const char *name, double *v);
 
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);

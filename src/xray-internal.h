@@ -327,6 +327,17 @@ struct xray__machine_ops {
    * memory (new pages, new physical colours). */
   void (*reset)(xray_machine *m);
   void (*free)(xray_machine *m);
+  /* The machine's OS view of a value: the real machine's operating system
+   * (sysfs, hwloc, sysconf, CPUID), a simulation's truth, a recording's
+   * recorded view; -1 if it has none. */
+  int (*os_view)(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
+  /* Optional.  begin: a probe starts (a new time budget).  unsure: points
+   * measured without two samples at full speed, and all points measured,
+   * in *measured.  recall: a recording's answer for a point (1, with *y
+   * NAN and the reason if it has none), 0 where the machine times it. */
+  void (*begin)(xray_machine *m);
+  int (*unsure)(const xray_machine *m, int *measured);
+  int (*recall)(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
 };
 
 struct xray_machine {
@@ -382,9 +393,11 @@ double xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
 int xray__affinity(int *cpu, int max);
 
-/* The OS view of a value (sysfs, sysconf, hwloc), or the simulated truth. */
+/* The machine's OS view of a value (its backend's os_view). */
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
-int xray__sim_truth(const xray_machine *m, const char *name, double *v);
+/* os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
+ * CPUID), by name; -1 if it gives none. */
+int xray__os_read(const char *name, double *v, char *src, size_t srclen);
 
 /* A measured point, y cycles at x (code bytes, pages, loads, ...) of a
  * probe's kernel: written to the trace and returned.  On a replaying
@@ -392,11 +405,7 @@ int xray__sim_truth(const xray_machine *m, const char *name, double *v);
  * error, where it has none).  The kernel label names everything besides x
  * that decides the time, so that a recording answers only like with like. */
 double xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y);
-/* replay.c: the recording's answer for a point (1, *y NAN with the reason
- * if it has none), or 0 if m is not replaying. */
-int xray__replayed(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
-int xray__replay_os(const xray_machine *m, const char *name, double *v, char *src,
-                    size_t srclen);
+/* A probe starts: the backend's begin. */
 void xray__machine_begin(xray_machine *m);
 /* Whether probes must use the C path (xray_kernel, and the ISA). */
 int xray__machine_uses_c(const xray_machine *m);

@@ -10,6 +10,15 @@
 
 #include <string.h>
 
+/* The simulated machine's truth: its OS view. */
+static int
+sim_truth(const xray_machine *m, const char *name, double *v)
+{
+  char src[48];
+
+  return xray__os_view(m, name, v, src, sizeof src);
+}
+
 static const char *const specs[] = {
   "l1i=8K:2:64",
   "l1i=12K:3:64",
@@ -85,7 +94,7 @@ test_front_ends(void)
     xray_report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
-    xray__sim_truth(m, "XRAY_L1I_SIZE", &truth);
+    sim_truth(m, "XRAY_L1I_SIZE", &truth);
     if (l1i->source == XRAY_SOURCE_UNKNOWN)
       tap_ok(!front_ends[i].must_know && l1i->reason[0] != 0, "%s: L1I unknown (%s)",
              front_ends[i].spec, l1i->reason[0] ? l1i->reason : "no reason");
@@ -123,7 +132,7 @@ test_c_path(void)
     xray_report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
-    xray__sim_truth(m, "XRAY_L1I_SIZE", &truth);
+    sim_truth(m, "XRAY_L1I_SIZE", &truth);
     snprintf(what, sizeof what, "C path, %s L1I", c_specs[i]);
     tap_near(l1i->value, truth, 0.05, what);
     xray_machine_free(m);
@@ -170,8 +179,8 @@ main(void)
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
     uop = xray_report_get(&r, "XRAY_UOP_CACHE_OPS");
-    xray__sim_truth(m, "XRAY_L1I_SIZE", &truth_l1i);
-    xray__sim_truth(m, "XRAY_UOP_CACHE_OPS", &truth_uop);
+    sim_truth(m, "XRAY_L1I_SIZE", &truth_l1i);
+    sim_truth(m, "XRAY_UOP_CACHE_OPS", &truth_uop);
     snprintf(what, sizeof what, "%s L1I (%s)", specs[i], l1i->method);
     tap_near(l1i->value, truth_l1i, 0.03, what);
     snprintf(what, sizeof what, "%s op cache", specs[i]);

@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The simulated machine's truth: its OS view. */
+static int
+sim_truth(const xray_machine *m, const char *name, double *v)
+{
+  char src[48];
+
+  return xray__os_view(m, name, v, src, sizeof src);
+}
+
 /* Synthetic curves for refine_edge. */
 struct curve_fn {
   double c, a, lo, hi;          /* capacity, ways (0: sharp), levels */
@@ -147,9 +156,9 @@ test_spec(void)
   xray_machine *m = xray_machine_simulated("l1i=48K:12:64,uop=4K,noise=0", err, sizeof err);
   double v = 0;
 
-  tap_ok(m && xray__sim_truth(m, "XRAY_L1I_SIZE", &v) == 0 && v == 49152,
+  tap_ok(m && sim_truth(m, "XRAY_L1I_SIZE", &v) == 0 && v == 49152,
          "l1i=48K:12:64 parsed: %g (%s)", v, err);
-  tap_ok(m && xray__sim_truth(m, "XRAY_UOP_CACHE_OPS", &v) == 0 && v == 4096,
+  tap_ok(m && sim_truth(m, "XRAY_UOP_CACHE_OPS", &v) == 0 && v == 4096,
          "uop=4K parsed: %g", v);
   xray_machine_free(m);
   bad_spec("", "needs an l1i");
