@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 6
+#serial 7
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -52,7 +52,7 @@ elif test -n "$ax_xray_embed_dir"; then
 else
   ax_xray_dir='@XRAY_INSTALLED_DIR@'
 fi
-AS_IF([test -f "$ax_xray_dir/src/xray.h" && test -f "$ax_xray_dir/src/cli/xray.c"], [],
+AS_IF([test -f "$ax_xray_dir/src/xray.h" && test -f "$ax_xray_dir/src/engine.list"], [],
       [AS_CASE([$ax_xray_dir], [@*@],
                [AC_MSG_WARN([xray's engine location is unknown: these macros were not installed by xray's 'make install'; use AX_XRAY_INIT([DIR]) or set XRAY_ENGINE_DIR])],
                [AC_MSG_WARN([xray's engine sources are not in '$ax_xray_dir'; use AX_XRAY_INIT([DIR]) or set XRAY_ENGINE_DIR])])
@@ -77,9 +77,14 @@ ax_xray_build ()
   _AX_XRAY_ENGINE
   test -n "$ax_xray_dir" || return
   # CC and the flags are words for the shell, as in make; the engine's
-  # directory is one word, whatever it holds (spaces, quotes, $).
-  ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -I"$ax_xray_dir/src" -o xray-probe$EXEEXT "$ax_xray_dir"/src/*.c "$ax_xray_dir"/probes/*.c "$ax_xray_dir/src/cli/xray.c" $LDFLAGS -lm'
-  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT ($ax_xray_dir/src, probes, src/cli/xray.c) $LDFLAGS -lm])
+  # directory is one word, whatever it holds (spaces, quotes, $).  The
+  # files are those src/engine.list names (paths without blanks).
+  ax_xray_files=
+  for ax_xray_f in `cat "$ax_xray_dir/src/engine.list"`; do
+    ax_xray_files="$ax_xray_files \"\$ax_xray_dir/$ax_xray_f\""
+  done
+  ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -I"$ax_xray_dir/src" -o xray-probe$EXEEXT'"$ax_xray_files"' $LDFLAGS -lm'
+  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT (the files of $ax_xray_dir/src/engine.list) $LDFLAGS -lm])
   AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
         [ax_xray_prog=`pwd`/xray-probe$EXEEXT],
         [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])

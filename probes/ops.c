@@ -3,7 +3,7 @@
  *
  * The kernels are the paper's configurations compiled with the user's
  * compiler and flags, all of a probe's kernels in one compile, in barrier
- * form (gen.c), which keeps each statement whole:
+ * form (src/kernels/generate.c), which keeps each statement whole:
  *
  *   latency      <p0 = p0 OP p1, T, 2>: one dependent chain;
  *   throughput   <p0 = p0 OP pK | ... | p(K-1) = p(K-1) OP pK, T, K+1> for

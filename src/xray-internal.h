@@ -18,17 +18,17 @@
 #define XRAY_UNINSTRUMENTED
 #endif
 
-/* num.c: a decimal number as strtod reads it, and nothing else (no
+/* measure/decimal.c: a decimal number as strtod reads it, and nothing else (no
  * hexadecimal, infinity or NaN); *end == s if there is none. */
 double xray__decimal(const char *s, char **end);
 
-/* tick.c */
+/* measure/tick.c */
 uint64_t xray__ticks(void);
 double xray__tick_hz(void);
 double xray__now(void);
 const char *xray__tick_source(void);
 
-/* mcode.c: statements the machine-code backend can emit. */
+/* kernels/machine-code.c: statements the machine-code backend can emit. */
 struct xray_stmt {
   const char *name;
   const char *desc;
@@ -62,7 +62,7 @@ int xray__mcode_bytes(const struct xray_stmt *s, size_t nmax,
                       unsigned char **out, size_t *outlen);
 int xray__mcode_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
 
-/* gen.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
+/* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
 enum xray_cstyle { XRAY_STYLE_BARRIER, XRAY_STYLE_SWITCH };
 
 struct xray_cspec {
@@ -76,11 +76,11 @@ struct xray_cspec {
 int xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen);
 int xray__gen_c_main(FILE *f, const struct xray_cspec *c);
 
-/* ckernel.c: compile and run a C kernel; ns per statement, code bytes. */
+/* kernels/c-kernel.c: compile and run a C kernel; ns per statement, code bytes. */
 int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
                       double *ns_per_stmt, long *code_bytes, char *err, size_t errlen);
 
-/* gen.c, kset.c: kernel sets, many kernels in one compile.  The
+/* kernels/generate.c, kernels/kernel-set.c: kernel sets, many kernels in one compile.  The
  * generated unit defines xray_kernel_K(iters) and xray_avail_K for each
  * kernel K (barrier form); a type the compiler lacks at these flags
  * (__m512d without AVX-512) compiles to an unavailable kernel. */
@@ -106,13 +106,13 @@ int xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t 
                        const char *cc, const char *cflags, char *err, size_t errlen);
 void xray__kset_free(struct xray__kset *s);
 
-/* ckernel.c: the private temporary directory (k.c and up to three more
+/* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
  * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
                    size_t errlen);
 void xray__tmp_close(void);
 
-/* run.c: commands run through /bin/sh without system(), so that the
+/* kernels/command.c: commands run through /bin/sh without system(), so that the
  * caller's signal handlers stay live; 0 if cmd exits 0, else -1 with why
  * (exit status, signal).  stdout and stderr go to the file out, or
  * nowhere. */
@@ -125,7 +125,7 @@ void xray__run_stop(void);
 char *xray__strf(const char *fmt, ...);
 char *xray__shell_word(const char *s);
 
-/* sample.c: a timed kernel is a callback that runs `iters` iterations. */
+/* measure/sample.c: a timed kernel is a callback that runs `iters` iterations. */
 struct xray__kernel {
   void (*run)(void *ctx, uint64_t iters);
   void *ctx;
@@ -159,7 +159,7 @@ void xray__sampler_init(struct xray__sampler *s, double seconds);
 double xray__measure(struct xray__sampler *s, const struct xray__kernel *k,
                      struct xray__ref *r);
 
-/* engine.c: control-engine helpers */
+/* measure/curve.c: control-engine helpers */
 struct xray__curve {
   size_t n, cap;
   double *x, *y;
@@ -195,7 +195,7 @@ double xray__refine_edge(double a, double b, double lo, double hi, double g,
  * never agree. */
 int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out);
 
-/* chase.c: pointer chasing over an arena of memory.  A chase visits the
+/* machine/chase.c: pointer chasing over an arena of memory.  A chase visits the
  * arena offsets off[0], off[1], ..., off[n-1], off[0], ... and each load's
  * address is the value the previous load read (X-Ray's p = *(void **)p). */
 enum xray__arena_kind {
@@ -255,11 +255,11 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                       double *base);
 
-/* os.c: the first line of a file, trailing newline and blanks removed;
+/* run/os.c: the first line of a file, trailing newline and blanks removed;
  * 0, or -1 if it cannot be read. */
 int xray__read_line(const char *path, char *buf, size_t len);
 
-/* probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
+/* run/probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
 struct xray__op {
   char type[32];
   char op[4];                   /* + - * / fma */
@@ -283,7 +283,7 @@ struct xray__timed {
 int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n,
                    struct xray__timed *out);
 
-/* probe.c: a value measured by `method`, or unknown because of `why`
+/* run/probe.c: a value measured by `method`, or unknown because of `why`
  * (either may be given a NULL value, which does nothing). */
 void xray__value_measured(xray_value *v, double x, const char *method);
 void xray__value_unknown(xray_value *v, const char *why);
@@ -292,7 +292,8 @@ void xray__value_unknown(xray_value *v, const char *why);
 void xray__value_doubt(xray_value *v, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 
-/* machine.c: the two measurement backends behind one interface. */
+/* machine/machine.c: the interface every probe uses and every backend
+ * (real/, sim/, replay/) implements. */
 struct xray__machine_ops {
   /* Cycles per statement of a loop of n statements s; NAN if impossible. */
   double (*code)(xray_machine *m, const struct xray_stmt *s, size_t n);
@@ -343,7 +344,7 @@ struct xray__machine_ops {
 struct xray_machine {
   const struct xray__machine_ops *ops;
   int simulated;
-  int replaying;                /* answers from a recording (replay.c) */
+  int replaying;                /* answers from a recording (replay/) */
   /* Runs so far of each probe on this machine (a recording holds several),
    * and run, the current probe's: 1 for its first. */
   const void *probe_seen[16];
@@ -361,7 +362,7 @@ struct xray_machine {
   char error[200];              /* why a measurement was impossible */
 };
 
-/* simcpu.c: the simulated core (clock, operations, registers, FMA, CPUs),
+/* sim/core.c: the simulated core (clock, operations, registers, FMA, CPUs),
  * part of the simulated machine. */
 struct xray__simcpu {
   double mhz, tsc, drift;       /* core and TSC clocks; drift: relative change per probe */
@@ -389,13 +390,13 @@ int xray__simcpu_kbuild(struct xray__simcpu *c, const struct xray_cspec *k, size
 /* Noise-free cycles per statement; NAN with *avail 0 if unavailable. */
 double xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack);
 
-/* cores.c: the pairwise test on the real machine. */
+/* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
 int xray__affinity(int *cpu, int max);
 
 /* The machine's OS view of a value (its backend's os_view). */
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
-/* os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
+/* run/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
  * CPUID), by name; -1 if it gives none. */
 int xray__os_read(const char *name, double *v, char *src, size_t srclen);
 

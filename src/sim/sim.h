@@ -1,5 +1,5 @@
 /* The simulated machine, shared by sim.c (its spec, the front end and the
- * core) and simmem.c (caches, TLBs and the loads of a chase). */
+ * core) and memory.c (caches, TLBs and the loads of a chase). */
 #ifndef XRAY_SIM_H
 #define XRAY_SIM_H
 
@@ -56,7 +56,7 @@ struct sim {
   int cpu_items;                /* the spec describes the core */
 };
 
-/* simmem.c */
+/* memory.c */
 int xray__simcache_init(struct cache *c);
 int xray__simcache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted);
 void xray__simcache_invalidate(struct cache *c, unsigned long lineaddr);
