@@ -110,6 +110,11 @@ void xray__kset_free(struct xray__kset *s);
  * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
                    size_t errlen);
+/* Write the file path with gen (a generator of source text); 0, or -1
+ * with why, a full disk included. */
+int xray__write_source(const char *path,
+                       int (*gen)(FILE *f, const void *arg, char *err, size_t errlen),
+                       const void *arg, char *err, size_t errlen);
 void xray__tmp_close(void);
 
 /* kernels/command.c: commands run through /bin/sh without system(), so that the

@@ -117,6 +117,40 @@ xray__tmp_close(void)
 }
 
 int
+xray__write_source(const char *path, int (*gen)(FILE *f, const void *arg, char *err, size_t errlen),
+                   const void *arg, char *err, size_t errlen)
+{
+  FILE *f = fopen(path, "w");
+  int bad, e;
+
+  if (!f) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return -1;
+  }
+  err[0] = 0;
+  errno = 0;
+  bad = gen(f, arg, err, errlen) != 0;
+  e = errno;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  /* A write error (a full TMPDIR) leaves no message of its own. */
+  if (bad && !err[0])
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(e ? e : EIO));
+  return bad ? -1 : 0;
+}
+
+/* A C kernel with its driver. */
+static int
+gen_program(FILE *f, const void *arg, char *err, size_t errlen)
+{
+  const struct xray_cspec *c = arg;
+
+  return xray__gen_c(f, c, err, errlen) || xray__gen_c_main(f, c) ? -1 : 0;
+}
+
+int
 xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
                   double *ns_per_stmt, long *code_bytes, char *err, size_t errlen)
 {
@@ -130,22 +164,8 @@ xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags
   *code_bytes = 0;
   if (xray__tmp_open(&csrc, names, out, err, errlen))
     return -1;
-  if (!(f = fopen(csrc, "w"))) {
-    snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno));
+  if (xray__write_source(csrc, gen_program, c, err, errlen))
     goto done;
-  }
-  err[0] = 0;
-  if (xray__gen_c(f, c, err, errlen) || xray__gen_c_main(f, c)) {
-    /* A write error (a full TMPDIR) leaves no message of its own. */
-    if (!err[0])
-      snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno ? errno : EIO));
-    fclose(f);
-    goto done;
-  }
-  if (fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", csrc, strerror(errno));
-    goto done;
-  }
   if (!(qsrc = xray__shell_word(csrc)) || !(qexe = xray__shell_word(exe))
       || !(cmd = xray__strf("%s %s -o %s %s", cc, cflags, qexe, qsrc))) {
     snprintf(err, errlen, "out of memory");

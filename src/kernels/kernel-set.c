@@ -145,6 +145,19 @@ run_cmd(char *cmd, const char *log, char *err, size_t errlen, const char *what)
   return -1;
 }
 
+struct set_args {
+  const struct xray_cspec *c;
+  size_t n;
+};
+
+static int
+gen_set(FILE *f, const void *arg, char *err, size_t errlen)
+{
+  const struct set_args *a = arg;
+
+  return xray__gen_kset(f, a->c, a->n, err, errlen);
+}
+
 int
 xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, const char *cc,
                    const char *cflags, char *err, size_t errlen)
@@ -152,7 +165,7 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
   static const char *const names[3] = { "k.s", "k.so", "cc.log" };
   const char *src, *path[3];
   char *qsrc = NULL, *qasm = NULL, *qso = NULL;
-  FILE *f;
+  struct set_args gk;
   size_t i;
   int rc = -1;
 
@@ -164,22 +177,10 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
   s->n = n;
   if (xray__tmp_open(&src, names, path, err, errlen))
     return -1;
-  if (!(f = fopen(src, "w"))) {
-    snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
+  gk.c = c;
+  gk.n = n;
+  if (xray__write_source(src, gen_set, &gk, err, errlen))
     goto out;
-  }
-  err[0] = 0;
-  if (xray__gen_kset(f, c, n, err, errlen)) {
-    /* A write error (a full TMPDIR) leaves no message of its own. */
-    if (!err[0])
-      snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno ? errno : EIO));
-    fclose(f);
-    goto out;
-  }
-  if (fclose(f)) {
-    snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
-    goto out;
-  }
   if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
       || !(qso = xray__shell_word(path[1]))) {
     snprintf(err, errlen, "out of memory");
