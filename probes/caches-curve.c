@@ -153,7 +153,7 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
   S->settled = S->np > 0 && last[S->np - 1] >= c->npt - 3
                && last[S->np - 1] - first[S->np - 1] + 1 >= PER_OCTAVE
                && (S->nl < 1 || S->L[S->nl - 1].hi >= 2 * S->L[S->nl - 1].lo);
-  if (S->settled && (need_ns || !c->m->simulated))
+  if (S->settled && (need_ns || c->m->hardware))
     S->settled = c->m->core_hz > 0
                  ? plateau_level(S->sm, first[S->np - 1], last[S->np - 1]) / c->m->core_hz >= 50e-9
                  : !need_ns;

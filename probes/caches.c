@@ -259,8 +259,8 @@ caches_run(xray_machine *m, xray_report *r)
   c->m = m;
   c->rng = UINT64_C(0x13198a2e03707344);
   kmax = (double) (LINES_MAX / c->lpp);
-  c->start = m->simulated ? 0 : xray__now();
-  c->deadline = m->simulated ? 0 : c->start + SLOPE_BUDGETS * m->budget;
+  c->start = m->timed ? xray__now() : 0;
+  c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
   /* Two draws place a point of a gradual transition only roughly, and
    * three rough points in a row can pass for a plateau of their own (a
    * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
@@ -282,8 +282,8 @@ caches_run(xray_machine *m, xray_report *r)
    * all; later levels get what is left, and the rest is said.  A
    * simulation has no deadline, so that it gives the same answers on any
    * machine. */
-  c->deadline = m->simulated ? 0 : fmin(xray__now() + m->budget,
-                                        c->start + FIT_BUDGETS * m->budget);
+  c->deadline = !m->timed ? 0 : fmin(xray__now() + m->budget,
+                                     c->start + FIT_BUDGETS * m->budget);
   if (c->failed)
     snprintf(why, sizeof why, "%.190s", m->error[0] ? m->error : "the measurement failed");
   else if (nl < 1)
@@ -292,7 +292,7 @@ caches_run(xray_machine *m, xray_report *r)
     why[0] = 0;
   /* Transition 0 is L1's; each later one is a level of its own. */
   for (i = 1; i < nl && !c->failed; i++) {
-    int shared = !m->simulated && i == nl - 1 && S->settled;
+    int shared = m->hardware && i == nl - 1 && S->settled;
     struct level *l = &L[i];
     caches_analyse(c, l, S->y);
     l->ways = l->conflict_ran = l->qn = 0;
@@ -348,7 +348,7 @@ caches_run(xray_machine *m, xray_report *r)
    * level with a step of its own, such a step is the shared level fading
    * as other tenants take it: only its own capacity is lost. */
   i = nl - 1;
-  merged = i >= 1 && !why[0] && !c->failed && !m->simulated && S->settled
+  merged = i >= 1 && !why[0] && !c->failed && m->hardware && S->settled
            && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
   lastwhy[0] = 0;
   if (merged)
@@ -363,7 +363,7 @@ caches_run(xray_machine *m, xray_report *r)
     snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
              "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
              "beyond the %d found may follow", c->pt[c->npt - 1].k,
-             m->simulated ? "" : ", 50 ns or more",
+             m->hardware ? ", 50 ns or more" : "",
              c->out_of_time ? " within the time budget (--budget)" : "", nl);
     xray__value_unknown(vlev, unsettled);
   } else {
@@ -387,7 +387,7 @@ caches_run(xray_machine *m, xray_report *r)
         xray__value_unknown(v[f], no);
       continue;
     }
-    shared = !m->simulated && i == nl - 1 && S->settled;
+    shared = m->hardware && i == nl - 1 && S->settled;
     if (i == nl - 1 && lastwhy[0]) {
       for (f = 0; f < 3; f++)
         xray__value_unknown(v[f], lastwhy);
@@ -518,7 +518,7 @@ caches_run(xray_machine *m, xray_report *r)
    * Where the OS's cache topology gives the same count, that is the second
    * view (not on a simulated machine, whose OS view is the truth). */
   if (vlev && vlev->source == XRAY_SOURCE_MEASURED
-      && (m->simulated || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src,
+      && (!m->hardware || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src,
                                         sizeof os_src) != 0 || os_levels != nl))
     for (i = 1; i < nl - 1; i++) {
       char name[32];

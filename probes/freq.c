@@ -36,7 +36,7 @@ run_freq(xray_machine *m, xray_report *r)
       first = fmax(first, hz[i]);
     if (i >= BURSTS - EDGE)
       last = fmax(last, hz[i]);
-    if (!m->simulated && !m->replaying)
+    if (m->timed)
       while (xray__now() - t0 < SPACING * (i + 1))
         ;
   }
@@ -56,7 +56,7 @@ run_freq(xray_machine *m, xray_report *r)
   }
   if (tsc_hz > 0) {
     xray__value_measured(tsc, floor(tsc_hz / 1e6 + 0.5),
-                         m->simulated ? "simulated" : "against CLOCK_MONOTONIC over 20 ms");
+                         m->hardware ? "against CLOCK_MONOTONIC over 20 ms" : "simulated");
     tsc->exact = tsc_hz / 1e6;
   } else
     xray__value_unknown(tsc, "no time-stamp counter here");

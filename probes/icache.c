@@ -331,7 +331,7 @@ describe(xray_value *v, const xray_machine *m, const char *kernels, const double
   int i;
 
   snprintf(v->method, sizeof v->method, "%s, %s; %s edge; %s after %d run%s:",
-           m->simulated ? "simulated machine" : "x86-64 machine code", kernels,
+           m->hardware ? "x86-64 machine code" : "simulated machine", kernels,
            gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
            n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)

@@ -107,7 +107,7 @@ run_cores(xray_machine *m, xray_report *r)
     xray__value_unknown(smt, "the usable CPUs are unknown");
     return 0;
   }
-  if (!m->simulated)
+  if (m->timed)
     quota = cfs_quota(qhow, sizeof qhow);
   usable = n;
   if (quota > 0 && ceil(quota - 1e-9) < usable)

@@ -350,6 +350,13 @@ struct xray_machine {
   const struct xray__machine_ops *ops;
   int simulated;
   int replaying;                /* answers from a recording (replay/) */
+  /* What a probe may ask of a machine (it never asks which backend it
+   * is).  timed: its measurements take real time on this host, so
+   * deadlines, pauses and this host's limits (CFS quota) apply.
+   * hardware: it is real hardware or a recording of it: other tenants may
+   * share its last level, memory answers in no less than 50 ns, and its
+   * OS view is a second view rather than the truth. */
+  int timed, hardware;
   /* Runs so far of each probe on this machine (a recording holds several),
    * and run, the current probe's: 1 for its first. */
   const void *probe_seen[16];

@@ -61,7 +61,7 @@ topology_checks(const xray_machine *m, const xray_value *v)
   static const char *const sources[] = { "sysfs", "hwloc", "sysconf" };
   size_t i, j;
 
-  if (m->simulated || v->effective)
+  if (!m->hardware || v->effective)
     return 0;
   for (i = 0; i < sizeof names / sizeof *names; i++)
     for (j = 0; j < sizeof sources / sizeof *sources; j++)
