@@ -1,0 +1,525 @@
+/* The real machine: generated machine code timed by the sampler, cycles of
+ * the core clock from a dependent-add chain timed the same way. */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_KINDS 8
+
+struct run_ctx {
+  const struct xray_mcode *code;
+  size_t n;
+};
+
+/* One per statement kind.  The code is dropped by reset(); the reference's
+ * iteration count and best time are not: they describe the machine, and a
+ * run that starts while the host is busy must still be judged against a
+ * time taken when it was not. */
+struct kind {
+  const struct xray_stmt *stmt;
+  struct xray_mcode *code;
+  struct run_ctx refctx;
+  struct xray__ref ref;
+};
+
+struct real {
+  struct xray_machine base;
+  struct xray__sampler sampler;
+  struct kind kind[MAX_KINDS];
+  double ticks_per_cycle;
+  double c_core_hz;             /* the clock as the C path measures it */
+  struct xray__arena arena[2];  /* by enum xray__arena_kind */
+  struct xray__kset kset;       /* the last kernel set built */
+  struct xray__kset chain;      /* the C add chain, where there is no machine code */
+};
+
+static void
+run_code(void *ctx, uint64_t iters)
+{
+  const struct run_ctx *r = ctx;
+
+  xray__mcode_run(r->code, r->n, iters);
+}
+
+/* Largest loop any probe asks for: 2 MB of code. */
+#define CODE_BYTES_MAX (2u << 20)
+
+static struct kind *
+kind_for(struct real *m, const struct xray_stmt *s)
+{
+  struct kind *k;
+  int i;
+
+  for (i = 0; i < MAX_KINDS && m->kind[i].stmt && m->kind[i].stmt != s; i++)
+    ;
+  if (i == MAX_KINDS)
+    return NULL;
+  k = &m->kind[i];
+  if (!k->code) {
+    k->code = xray__mcode_new(s, CODE_BYTES_MAX / s->len, m->base.error, sizeof m->base.error);
+    if (!k->code)
+      return NULL;
+    k->stmt = s;
+    /* Reference: 2 KB of the same statement, resident in every cache. */
+    k->refctx.code = k->code;
+    k->refctx.n = 2048 / s->len;
+    k->ref.k.run = run_code;
+    k->ref.k.ctx = &k->refctx;
+  }
+  return k;
+}
+
+static double
+real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
+{
+  struct real *m = (struct real *) base;
+  struct run_ctx ctx;
+  struct xray__kernel k = { run_code, &ctx };
+  struct kind *kd = kind_for(m, s);
+
+  if (!kd)
+    return NAN;
+  ctx.code = kd->code;
+  ctx.n = n < kd->code->nmax ? n : kd->code->nmax;
+  return xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n / m->ticks_per_cycle;
+}
+
+/* The C path: generated C compiled and run as a program.  Cycles come
+ * from a dependent-add chain timed on the same path, once. */
+static double
+real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *bytes)
+{
+  struct real *m = (struct real *) base;
+  struct xray_cspec k = *c;
+  double ns;
+  long size;
+
+  if (!(m->c_core_hz > 0)) {
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000,
+                                             XRAY_STYLE_BARRIER };
+    if (xray__ckernel_run(&chain, base->cc, base->cflags, &ns, &size, base->error,
+                          sizeof base->error))
+      return NAN;
+    m->c_core_hz = 1e9 / ns;
+  }
+  k.unroll = (int) n;
+  if (xray__ckernel_run(&k, base->cc, base->cflags, &ns, &size, base->error,
+                        sizeof base->error))
+    return NAN;
+  *bytes = (double) size;
+  return ns * m->c_core_hz / 1e9;
+}
+
+struct chase_ctx {
+  void *p;
+};
+
+static void
+run_chase(void *ctx, uint64_t iters)
+{
+  struct chase_ctx *c = ctx;
+
+  c->p = xray__chase_run(c->p, iters);
+}
+
+/* Loads one sample covers at least: enough of a long chain that the
+ * luck of one stretch of it does not decide the time. */
+#define CHASE_SAMPLE_LOADS 65536
+#define QUICK_LOADS 16384
+
+static double
+real_chase(xray_machine *base, const struct xray__chase *c)
+{
+  struct real *m = (struct real *) base;
+  struct xray__arena *a = &m->arena[c->arena];
+  struct chase_ctx ctx;
+  struct xray__kernel k = { run_chase, &ctx };
+  struct xray__sampler s;
+  uint64_t maxoff = 0, warm, t0, t1;
+  double per_load, need, ticks;
+  size_t i;
+
+  if (c->n == 0)
+    return NAN;
+  for (i = 0; i < c->n; i++)
+    if (c->off[i] > maxoff)
+      maxoff = c->off[i];
+  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, base->error, sizeof base->error))
+    return NAN;
+  xray__chase_link(a->base, c);
+  ctx.p = a->base + c->off[0];
+  /* Warm up with two full traversals: the whole chain is then resident
+   * wherever it fits, and the chase goes on from where it stopped. */
+  warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
+  t0 = xray__ticks();
+  run_chase(&ctx, warm);
+  t1 = xray__ticks();
+  per_load = (double) (t1 - t0) / (double) (warm * XRAY_CHASE_UNROLL);
+  if (c->quick) {
+    /* QUICK_LOADS of the chain, the fastest of three: one draw of many,
+     * whose spread the caller averages.  The chain is in random order,
+     * so a stretch of it costs what the whole does. */
+    uint64_t iters = (QUICK_LOADS + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
+    return (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY_CHASE_UNROLL)
+           / m->ticks_per_cycle;
+  }
+  s = m->sampler;
+  need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);
+  if (need > (double) s.target)
+    s.target = (uint64_t) need;
+  ticks = xray__measure(&s, &k, NULL);
+  m->sampler.unsure = s.unsure;
+  m->sampler.measured = s.measured;
+  return ticks / XRAY_CHASE_UNROLL / m->ticks_per_cycle;
+}
+
+/* --- kernel sets ------------------------------------------------------- */
+
+static int
+real_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
+{
+  struct real *m = (struct real *) base;
+
+  return xray__kset_compile(&m->kset, c, n, base->cc, base->cflags, base->error,
+                            sizeof base->error);
+}
+
+static void
+run_kset(void *ctx, uint64_t iters)
+{
+  const struct xray__kset_k *k = ctx;
+
+  k->fn((long) iters);
+}
+
+/* Throughput-bound samples are gated by the 4-byte NOP reference where there
+ * is machine code: a busy SMT sibling on the host halves both. */
+static struct xray__ref *
+alu_ref(struct real *m)
+{
+  struct kind *kd;
+
+  if (!xray__mcode_isa() || !(kd = kind_for(m, xray__stmt_find("nop4"))))
+    return NULL;
+  return &kd->ref;
+}
+
+static double
+real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
+{
+  struct real *m = (struct real *) base;
+  struct xray__kset_k *k;
+  struct xray__kernel kern;
+  double ticks;
+
+  *avail = 0;
+  *stack = -1;
+  if (i >= m->kset.n) {
+    snprintf(base->error, sizeof base->error, "no such kernel");
+    return NAN;
+  }
+  k = &m->kset.k[i];
+  *avail = k->avail;
+  *stack = k->stack;
+  if (!k->avail)
+    return NAN;
+  kern.run = run_kset;
+  kern.ctx = k;
+  ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
+  return ticks / k->w / m->ticks_per_cycle;
+}
+
+static int
+real_kinfo(xray_machine *base, size_t i, double *stack)
+{
+  struct real *m = (struct real *) base;
+
+  *stack = i < m->kset.n ? m->kset.k[i].stack : -1;
+  return i < m->kset.n && m->kset.k[i].avail;
+}
+
+/* --- the core clock ------------------------------------------------------ */
+
+/* Ticks per dependent add over a short burst (the best of 8 windows of
+ * about 20 us): machine code where there is some, else a C chain. */
+static double
+add_ticks(struct real *m, int windows)
+{
+  struct xray__sampler s;
+  struct xray__kernel k;
+  struct run_ctx ctx;
+  struct kind *kd;
+  double per;
+
+  xray__sampler_init(&s, 1.0);
+  s.target = (uint64_t) (m->base.tick_hz * 20e-6);
+  s.want = windows;
+  s.min_attempts = windows;
+  if (xray__mcode_isa() && (kd = kind_for(m, xray__stmt_find("addchain")))) {
+    ctx.code = kd->code;
+    ctx.n = 1000;
+    k.run = run_code;
+    k.ctx = &ctx;
+    per = 1000;
+  } else {
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 100,
+                                             XRAY_STYLE_BARRIER };
+    if (!m->chain.n && xray__kset_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
+                                          m->base.error, sizeof m->base.error))
+      return NAN;
+    k.run = run_kset;
+    k.ctx = &m->chain.k[0];
+    per = m->chain.k[0].w;
+  }
+  return xray__measure(&s, &k, NULL) / per;
+}
+
+static double
+real_clock(xray_machine *base, double *tsc_hz)
+{
+  struct real *m = (struct real *) base;
+  double t = add_ticks(m, 8);
+
+  *tsc_hz = strcmp(xray__tick_source(), "tsc") == 0 ? base->tick_hz : 0;
+  return t > 0 ? base->tick_hz / t : NAN;
+}
+
+/* --- fused multiply-add instructions ------------------------------------ */
+
+static sigjmp_buf fma_jmp;
+
+static void
+on_sigill(int sig)
+{
+  (void) sig;
+  siglongjmp(fma_jmp, 1);
+}
+
+static const double fma_in[2] = { 0.5, 0.25 };
+
+#if defined(__x86_64__)
+#define FMA_ISA "x86-64 FMA3 (vfmadd231sd)"
+#define F1(a) "vfmadd231sd %%xmm13, %%xmm12, %%xmm" #a "\n\t"
+static void
+run_fma(void *ctx, uint64_t iters)
+{
+  if (*(const int *) ctx == 1)
+    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
+                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n"
+                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
+                         F1(0) F1(0) F1(0) F1(0)
+                         "dec %0\n\tjnz 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "xmm0", "xmm12", "xmm13", "cc", "memory");
+  else
+    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
+                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n\tvmovapd %%xmm0, %%xmm1\n\t"
+                         "vmovapd %%xmm0, %%xmm2\n\tvmovapd %%xmm0, %%xmm3\n\t"
+                         "vmovapd %%xmm0, %%xmm4\n\tvmovapd %%xmm0, %%xmm5\n\t"
+                         "vmovapd %%xmm0, %%xmm6\n\tvmovapd %%xmm0, %%xmm7\n\t"
+                         "vmovapd %%xmm0, %%xmm8\n\tvmovapd %%xmm0, %%xmm9\n\t"
+                         "vmovapd %%xmm0, %%xmm10\n\tvmovapd %%xmm0, %%xmm11\n"
+                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
+                         F1(9) F1(10) F1(11)
+                         "dec %0\n\tjnz 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                           "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "cc", "memory");
+}
+#elif defined(__aarch64__)
+#define FMA_ISA "AArch64 fmadd"
+#define F1(a) "fmadd d" #a ", d12, d13, d" #a "\n\t"
+static void
+run_fma(void *ctx, uint64_t iters)
+{
+  if (*(const int *) ctx == 1)
+    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n"
+                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
+                         F1(0) F1(0) F1(0) F1(0)
+                         "subs %0, %0, #1\n\tb.ne 1b"
+                         : "+r"(iters) : "r"(fma_in) : "d0", "d12", "d13", "cc", "memory");
+  else
+    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n\tmovi d1, #0\n\tmovi d2, #0\n\t"
+                         "movi d3, #0\n\tmovi d4, #0\n\tmovi d5, #0\n\tmovi d6, #0\n\t"
+                         "movi d7, #0\n\tmovi d8, #0\n\tmovi d9, #0\n\tmovi d10, #0\n\t"
+                         "movi d11, #0\n"
+                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
+                         F1(9) F1(10) F1(11)
+                         "subs %0, %0, #1\n\tb.ne 1b"
+                         : "+r"(iters) : "r"(fma_in)
+                         : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+                           "d11", "d12", "d13", "cc", "memory");
+}
+#endif
+
+static double
+real_fma(xray_machine *base, int chains)
+{
+#ifdef FMA_ISA
+  struct real *m = (struct real *) base;
+  struct sigaction sa, old;
+  struct xray__kernel k = { run_fma, &chains };
+  volatile int ok = 0;
+
+  if (chains != 1)
+    chains = 12;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigill;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGILL, &sa, &old);
+  if (sigsetjmp(fma_jmp, 1) == 0) {
+    run_fma(&chains, 1);
+    ok = 1;
+  }
+  sigaction(SIGILL, &old, NULL);
+  if (!ok) {
+    snprintf(base->error, sizeof base->error, "the processor does not execute %s", FMA_ISA);
+    return NAN;
+  }
+  /* Both loops run 12 instructions per iteration. */
+  {
+    double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
+    return ticks / 12.0 / m->ticks_per_cycle;
+  }
+#else
+  (void) chains;
+  snprintf(base->error, sizeof base->error, "xray has no fused multiply-add kernel for this ISA");
+  return NAN;
+#endif
+}
+
+/* --- CPUs ---------------------------------------------------------------- */
+
+static int
+real_cpus(xray_machine *base, int *cpu, int max)
+{
+  (void) base;
+  return xray__affinity(cpu, max);
+}
+
+static double
+real_pair(xray_machine *base, int a, int b)
+{
+  return xray__pair_speed(a, b, base->error, sizeof base->error);
+}
+
+static void
+real_reset(xray_machine *base)
+{
+  struct real *m = (struct real *) base;
+  int i;
+
+  for (i = 0; i < MAX_KINDS; i++) {
+    xray__mcode_free(m->kind[i].code);
+    m->kind[i].code = NULL;
+  }
+  xray__arena_free(&m->arena[0]);
+  xray__arena_free(&m->arena[1]);
+  xray__kset_free(&m->kset);
+}
+
+static void
+real_free(xray_machine *base)
+{
+  real_reset(base);
+  xray__kset_free(&((struct real *) base)->chain);
+  free(base);
+}
+
+static int
+real_os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
+{
+  (void) m;
+  return xray__os_read(name, v, src, srclen);
+}
+
+static void
+real_begin(xray_machine *base)
+{
+  xray__sampler_init(&((struct real *) base)->sampler, base->budget);
+}
+
+static int
+real_unsure(const xray_machine *base, int *measured)
+{
+  const struct real *m = (const struct real *) base;
+
+  *measured = m->sampler.measured;
+  return m->sampler.unsure;
+}
+
+static const struct xray__machine_ops real_ops = {
+  .code = real_code, .ccode = real_ccode, .chase = real_chase, .kbuild = real_kbuild,
+  .ktime = real_ktime, .kinfo = real_kinfo, .clock = real_clock, .fma = real_fma,
+  .cpus = real_cpus, .pair = real_pair, .reset = real_reset, .free = real_free,
+  .os_view = real_os_view, .begin = real_begin, .unsure = real_unsure
+};
+
+/* Core clock: a chain of dependent adds, one cycle each.  Twenty bursts
+ * (each the best of eight ~20 us windows), 2 ms apart, after a 30 ms spin;
+ * the fastest burst.  One burst alone can land in a stretch where the core
+ * runs slow (every latency of one run came out 6.6 % short that way); the
+ * fastest of bursts spread over 40 ms did not move by more than 0.1 % in
+ * the freq probe's runs. */
+#define CAL_BURSTS 20
+static void
+calibrate(struct real *m)
+{
+  double best = HUGE_VAL, t0 = xray__now();
+  int i;
+
+  /* An idle core runs slow for a while. */
+  while (xray__now() - t0 < 0.03)
+    if (!(add_ticks(m, 1) > 0))
+      break;
+  for (i = 0; i < CAL_BURSTS; i++) {
+    double t = add_ticks(m, 8);
+    if (t > 0 && t < best)
+      best = t;
+    while (xray__now() - t0 < 0.03 + 0.002 * (i + 1))
+      ;
+  }
+  /* Failing an add chain (neither machine code nor a compiler), a cycle is
+   * a tick and probes say so. */
+  m->ticks_per_cycle = best < HUGE_VAL ? best : 1;
+  m->base.core_hz = best < HUGE_VAL ? m->base.tick_hz / best : 0;
+}
+
+xray_machine *
+xray_machine_real(char *err, size_t errlen)
+{
+  struct real *m = calloc(1, sizeof *m);
+
+  if (!m) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  m->base.ops = &real_ops;
+  m->base.timed = m->base.hardware = 1;
+  m->base.budget = 2.0;
+  {
+    long pg = sysconf(_SC_PAGESIZE);
+    m->base.page = pg > 0 ? (size_t) pg : 4096;
+  }
+  if (xray_machine_set_compiler(&m->base, NULL, NULL)) {
+    snprintf(err, errlen, "out of memory");
+    free(m);
+    return NULL;
+  }
+  m->base.tick_hz = xray__tick_hz();
+  calibrate(m);
+  if (m->base.core_hz > 0)
+    snprintf(m->base.desc, sizeof m->base.desc,
+             "this machine (%s ticks at %.2f MHz, core %.1f MHz)", xray__tick_source(),
+             m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
+  else
+    snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz)",
+             xray__tick_source(), m->base.tick_hz / 1e6);
+  xray__machine_begin(&m->base);
+  return &m->base;
+}
