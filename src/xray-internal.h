@@ -226,18 +226,17 @@ struct xray__arena {
 /* Loads per call of xray__chase_run per iteration. */
 #define XRAY_CHASE_UNROLL 16
 
+/* real/arena.c: the real machine's memory for chases, and the chase. */
 int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind,
                         char *err, size_t errlen);
 void xray__arena_free(struct xray__arena *a);
-/* Whether large pages back a XRAY_ARENA_HUGE arena here; -1 if unknown. */
-int xray__arena_huge_pages(void);
 void xray__chase_link(char *base, const struct xray__chase *c);
 void *xray__chase_run(void *p, uint64_t iters);
 
-/* A random order of v[0..n-1], in place. */
+/* measure/random.c: a random order of v[0..n-1], in place; xorshift64*. */
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);
-/* Shuffle off[0..n-1] into a random order and time the chase through it
+/* machine/chase.c: shuffle off[0..n-1] into a random order and time the chase through it
  * (cycles per load); the point is (n, cycles) of kernel "chase/LAYOUT"
  * ("chase-4k/" on base pages), LAYOUT naming what besides n made off. */
 double xray__chase_time(xray_machine *m, uint64_t *off, size_t n,

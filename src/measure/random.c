@@ -1,0 +1,30 @@
+/* The pseudo-random numbers of the probes and the simulator: xorshift64*
+ * and a Fisher-Yates shuffle, seeded by the caller, so that a run repeats
+ * exactly where its seed does. */
+#include "xray-internal.h"
+
+uint64_t
+xray__rand(uint64_t *s)         /* xorshift64* */
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * UINT64_C(2685821657736338717);
+}
+
+/* Fisher-Yates.  A chase links its list in order and back to the start,
+ * so any order is one cycle that visits every element before it repeats;
+ * shuffled, it is one no stride prefetcher can learn (X-Ray's
+ * i -> (i + p) mod n is a constant stride modulo n, and Zen 3 learns it). */
+void
+xray__shuffle(uint64_t *v, size_t n, uint64_t *rng)
+{
+  size_t i;
+
+  for (i = n; i > 1; i--) {
+    size_t j = (size_t) (xray__rand(rng) % i);
+    uint64_t t = v[i - 1];
+    v[i - 1] = v[j];
+    v[j] = t;
+  }
+}
