@@ -67,6 +67,9 @@ void xray__sim_reset(xray_machine *base);
 /* The simulated machine's true value of a parameter (its OS view). */
 int xray__sim_truth(const xray_machine *base, const char *name, double *v);
 
+/* spec.c: read a spec into m (defaults already set); 0, or -1 with why. */
+int xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen);
+
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);
 
