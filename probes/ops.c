@@ -1,5 +1,6 @@
 /* Operations: latency and initiation interval of C operators on C and
- * vector types, and the fused multiply-add (X-Ray Sec. 3.2-3.4).
+ * vector types (X-Ray Sec. 3.2-3.3), and the timing of kernel sets that
+ * fma.c and registers.c share.
  *
  * The kernels are the paper's configurations compiled with the user's
  * compiler and flags, all of a probe's kernels in one compile, in barrier
@@ -14,10 +15,6 @@
  *                take ALU slots too) cost the same per iteration, so
  *                2N statements take 2N II + L cycles and N take N II + L,
  *                and II = 2 t(2N) - t(N) per statement leaves them out;
- *   fma          a*b+c as written, against the same with a barrier between
- *                the multiply and the add (no compiler can fuse across it):
- *                the compiler fuses when the first is clearly faster.  The
- *                instruction itself is run from machine code (ops->fma).
  *
  * Each kernel is timed in five rounds, interleaved; the value is the
  * median, and a kernel whose middle three rounds are more than 5 % apart
@@ -130,8 +127,8 @@ describe_how(xray_machine *m, char *out, size_t len, const char *what, double st
              m->cc, m->cflags, stack);
 }
 
-static void
-set_ns(xray_machine *m, xray_value *v, double cycles)
+void
+xray__value_ns(xray_machine *m, xray_value *v, double cycles)
 {
   if (m->core_hz > 0)
     v->ns = cycles / m->core_hz * 1e9;
@@ -214,7 +211,7 @@ run_ops(xray_machine *m, xray_report *r, int throughput)
     xray__value_measured(v, xray__quantize(ii), how);
     v->exact = ii;
     v->unconfirmed = !b[best].agree || (throughput && !b[best - 3].agree);
-    set_ns(m, v, ii);
+    xray__value_ns(m, v, ii);
   }
   return 0;
 }
@@ -237,312 +234,4 @@ const xray_probe xray__probe_latency = { "latency",
 const xray_probe xray__probe_throughput = {
   "throughput", "initiation interval of C operators (--ops=TYPE:OP,...), cycles per op",
   run_throughput
-};
-
-/* --- fused multiply-add ------------------------------------------------- */
-
-/* Fused if a*b+c as written is this much faster than across a barrier. */
-#define FUSED 0.85
-
-static int
-run_fma(xray_machine *m, xray_report *r)
-{
-  static const struct xray_cspec k[2] = {
-    { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY_STYLE_BARRIER },
-    { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY_STYLE_BARRIER },
-  };
-  struct xray__timed t[2];
-  xray_value *have = xray_report_add(r, "XRAY_HAVE_FMA",
-                                     "the compiler fuses a+b*c at these flags", "boolean");
-  xray_value *isa = xray_report_add(r, "XRAY_HAVE_FMA_ISA",
-                                    "the processor executes a fused multiply-add", "boolean");
-  xray_value *lat = xray_report_add(r, "XRAY_FMA_LATENCY", "fused multiply-add latency",
-                                    "cycles");
-  xray_value *per = xray_report_add(r, "XRAY_FMA_PER_CYCLE",
-                                    "fused multiply-adds started per cycle", "ops");
-  char how[200], err[200];
-  double l1, l12;
-  int fused = -1;
-
-  if (!have || !isa || !lat || !per)
-    return -1;
-  /* The compiler. */
-  if (xray__time_set(m, k, 2, t) == 0 && !isnan(t[0].t) && !isnan(t[1].t)) {
-    double ratio = t[0].t / (2 * t[1].t);
-    fused = ratio < FUSED;
-    snprintf(how, sizeof how, "double a*b+c %.2f cycles as written, %.2f with a barrier "
-             "between * and + (ratio %.2f, fused below %.2f); %s %s",
-             t[0].t, 2 * t[1].t, ratio, FUSED, m->cc, m->cflags);
-    xray__value_measured(have, fused, how);
-    have->exact = ratio;
-    have->unconfirmed = !t[0].agree || !t[1].agree;
-  } else
-    xray__value_unknown(have, m->error);
-  /* The processor. */
-  m->error[0] = 0;
-  l1 = m->ops->fma(m, 1);
-  if (isnan(l1)) {
-    snprintf(err, sizeof err, "%s", m->error);
-    if (strstr(err, "does not execute") || strstr(err, "has no FMA")) {
-      xray__value_measured(isa, 0, err);
-      xray__value_unknown(lat, err);
-      xray__value_unknown(per, err);
-    } else {
-      xray__value_unknown(isa, err);
-      /* The compiler's fused form still has a latency. */
-      if (fused == 1) {
-        xray__value_measured(lat, xray__quantize(t[0].t), "the compiler's fused a*b+c chain");
-        lat->exact = t[0].t;
-        set_ns(m, lat, t[0].t);
-      } else
-        xray__value_unknown(lat, err);
-      xray__value_unknown(per, err);
-    }
-    return 0;
-  }
-  {
-    double a = l1, b = m->ops->fma(m, 1), c = m->ops->fma(m, 1);
-    double v[3] = { a, b, c };
-    l1 = xray__median(v, 3);
-    lat->unconfirmed = fmax(a, fmax(b, c)) > 1.05 * fmin(a, fmin(b, c));
-  }
-  {
-    double v[3];
-    int i;
-    for (i = 0; i < 3; i++)
-      v[i] = m->ops->fma(m, 12);
-    l12 = xray__median(v, 3);
-    per->unconfirmed = fmax(v[0], fmax(v[1], v[2])) > 1.05 * fmin(v[0], fmin(v[1], v[2]));
-  }
-  xray__value_measured(isa, 1, "ran a fused multiply-add instruction");
-  xray__value_measured(lat, xray__quantize(l1), "dependent chain of the machine instruction");
-  lat->exact = l1;
-  set_ns(m, lat, l1);
-  if (l12 > 0) {
-    double ii = xray__quantize(l12);
-    xray__value_measured(per, floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii,
-                         "12 independent chains of the machine instruction");
-    per->exact = 1 / l12;
-  } else
-    xray__value_unknown(per, m->error);
-  return 0;
-}
-
-const xray_probe xray__probe_fma = { "fma",
-                                     "fused multiply-add: compiler, processor, latency, rate",
-                                     run_fma };
-
-/* --- registers ------------------------------------------------------------ *
- *
- * X-Ray Sec. 3.6 with independent chains: <p1 += p0 | ... | p(n-1) += p0,
- * T, n> keeps n variables live.  While they fit in registers the loop runs
- * at the adders' rate; a spilled variable's chain goes through memory and
- * the time per statement jumps.  On cores with cheap spills (integers on
- * Zen 3) there is no jump, so the compiler's own code decides where it can
- * be read: the stack operands between the first and the last barrier of
- * the timed loop.  A coarse pass (n = 4, 8, ..., 40) brackets the first
- * spill; a fine pass times and checks every n around it. */
-
-#define REG_MAX 40
-#define REG_STEP 4
-#define JUMP 1.15               /* time per statement that counts as a step */
-
-struct regclass {
-  const char *name;             /* INT, FP, VEC */
-  const char *desc;
-};
-
-static const struct regclass classes[3] = {
-  { "XRAY_NUM_INT_REGS", "integer registers usable for variables" },
-  { "XRAY_NUM_FP_REGS", "floating-point registers usable for variables" },
-  { "XRAY_NUM_VEC_REGS", "vector registers usable for variables" },
-};
-
-static void
-reg_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, int n, int unroll)
-{
-  size_t o = 0;
-  int j;
-
-  for (j = 1; j < n && o < len; j++)
-    o += (size_t) snprintf(buf + o, len - o, "%sp%d += p0", j > 1 ? "|" : "", j);
-  c->stmts = buf;
-  c->type = type;
-  c->nvars = n;
-  c->unroll = unroll;
-  c->style = XRAY_STYLE_BARRIER;
-}
-
-#define COARSE (REG_MAX / REG_STEP)
-#define FINE 9
-
-static int
-run_registers(xray_machine *m, xray_report *r)
-{
-  static const char *const vec_candidates[] = { "__m512d", "__m256d", "__m128d",
-                                                "float64x2_t" };
-  static char text[3 * (COARSE + FINE)][400];
-  const char *type[3] = { NULL, NULL, NULL };
-  struct xray_cspec k[3 * (COARSE + FINE)];
-  struct xray__timed t[3 * (COARSE + FINE)];
-  xray_value *v[3] = { NULL, NULL, NULL };
-  int first_spill[3], lo[3], c, j;
-  size_t nk;
-
-  if (m->types[0]) {
-    char buf[256], *s, *save = NULL;
-    snprintf(buf, sizeof buf, "%s", m->types);
-    for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-      static char given[3][32];
-      c = xray__type_class(s);
-      if (type[c]) {
-        snprintf(m->error, sizeof m->error, "registers: '%s' and '%s' are both %s types",
-                 type[c], s, c == 0 ? "integer" : c == 1 ? "floating" : "vector");
-        return -1;
-      }
-      snprintf(given[c], sizeof given[c], "%s", s);
-      type[c] = given[c];
-    }
-  } else {
-    /* The widest vector type the compiler offers at these flags. */
-    struct xray_cspec probe[4];
-    struct xray__timed a[4];
-    type[0] = "long";
-    type[1] = "double";
-    for (j = 0; j < 4; j++) {
-      probe[j].stmts = "p0 = p0 + p1";
-      probe[j].type = vec_candidates[j];
-      probe[j].nvars = 2;
-      probe[j].unroll = 1;
-      probe[j].style = XRAY_STYLE_BARRIER;
-    }
-    if (m->ops->kbuild(m, probe, 4) == 0) {
-      for (j = 0; j < 4 && !type[2]; j++) {
-        a[j].avail = m->ops->kinfo(m, (size_t) j, &a[j].stack);
-        if (a[j].avail)
-          type[2] = vec_candidates[j];
-      }
-      if (!type[2])
-        snprintf(m->error, sizeof m->error, "%s %s offers none of __m512d, __m256d, "
-                 "__m128d, float64x2_t", m->cc, m->cflags);
-    }
-    if (!type[2]) {
-      xray_value *x = xray_report_add(r, classes[2].name, classes[2].desc, "registers");
-      if (!x)
-        return -1;
-      xray__value_unknown(x, m->error);
-    }
-  }
-  for (c = 0; c < 3; c++)
-    if (type[c] && !(v[c] = xray_report_add(r, classes[c].name, classes[c].desc, "registers")))
-      return -1;
-
-  /* Coarse pass: static check only (timing too where it cannot be read). */
-  for (c = 0, nk = 0; c < 3; c++)
-    for (j = 0; j < COARSE; j++, nk++)
-      /* Classes not asked for keep their slots with a one-statement kernel. */
-      reg_spec(&k[nk], text[nk], sizeof text[nk], type[c] ? type[c] : "long",
-               type[c] ? (j + 1) * REG_STEP : 2, type[c] ? (j + 1) * REG_STEP - 1 : 1);
-  if (m->ops->kbuild(m, k, nk)) {
-    for (c = 0; c < 3; c++)
-      xray__value_unknown(v[c], m->error);
-    return 0;
-  }
-  for (c = 0; c < 3; c++) {
-    first_spill[c] = 0;
-    lo[c] = 2;
-    if (!type[c])
-      continue;
-    for (j = 0; j < COARSE; j++) {
-      struct xray__timed *x = &t[c * COARSE + j];
-      x->avail = m->ops->kinfo(m, (size_t) (c * COARSE + j), &x->stack);
-      if (x->avail && x->stack < 0)
-        x->t = m->ops->ktime(m, (size_t) (c * COARSE + j), &x->avail, &x->stack);
-      if (!x->avail)
-        break;
-      if (x->stack > 0 && !first_spill[c])
-        first_spill[c] = (j + 1) * REG_STEP;
-      if (x->stack < 0 && j > 0 && !first_spill[c] && x->t > JUMP * t[c * COARSE + j - 1].t)
-        first_spill[c] = (j + 1) * REG_STEP;
-    }
-    if (!t[c * COARSE].avail) {
-      char why[200];
-      snprintf(why, sizeof why, "%s %s does not offer %s at these flags", m->cc, m->cflags,
-               type[c]);
-      xray__value_unknown(v[c], why);
-      type[c] = NULL;
-      v[c] = NULL;
-      continue;
-    }
-    if (!first_spill[c]) {
-      char why[200];
-      snprintf(why, sizeof why, "no spill of %s up to %d live variables", type[c], REG_MAX);
-      xray__value_unknown(v[c], why);
-      type[c] = NULL;
-      v[c] = NULL;
-      continue;
-    }
-    lo[c] = first_spill[c] - REG_STEP - 2;
-    if (lo[c] < 2)
-      lo[c] = 2;
-  }
-
-  /* Fine pass: every n from lo to lo + FINE - 1, timed and checked. */
-  for (c = 0, nk = 0; c < 3; c++)
-    for (j = 0; j < FINE; j++, nk++)
-      reg_spec(&k[nk], text[nk], sizeof text[nk], type[c] ? type[c] : "long",
-               type[c] ? lo[c] + j : 2, !type[c] ? 1 : 24 > lo[c] + j - 1 ? 24 : lo[c] + j - 1);
-  for (c = 0; c < 3 && !type[c]; c++)
-    ;
-  if (c == 3)
-    return 0;
-  if (xray__time_set(m, k, nk, t)) {
-    for (c = 0; c < 3; c++)
-      xray__value_unknown(v[c], m->error);
-    return 0;
-  }
-  for (c = 0; c < 3; c++) {
-    struct xray__timed *x = &t[c * FINE];
-    int stat = -1, timed = -1, agree = 1;
-    char how[200];
-
-    if (!type[c])
-      continue;
-    for (j = 0; j < FINE; j++) {
-      agree &= x[j].agree;
-      if (stat < 0 && x[j].stack > 0)
-        stat = lo[c] + j - 1;
-      if (timed < 0 && j > 0 && x[j].t > JUMP * x[j - 1].t)
-        timed = lo[c] + j - 1;
-    }
-    if (x[0].stack > 0 || (stat < 0 && x[FINE - 1].stack == 0)) {
-      /* The fine window missed the first spill: the code is not monotonic. */
-      stat = -2;
-    }
-    if (stat >= 0) {
-      char tim[64];
-      if (timed == stat)
-        snprintf(tim, sizeof tim, "timing agrees");
-      else if (timed < 0)
-        snprintf(tim, sizeof tim, "timing shows no step (spills are cheap here)");
-      else
-        snprintf(tim, sizeof tim, "timing shows a step at %d live", timed + 1);
-      snprintf(how, sizeof how, "static check of %s's code (spills from %d live %s); %s", m->cc,
-               stat + 1, type[c], tim);
-      xray__value_measured(v[c], stat, how);
-    } else if (timed >= 0 && stat == -1) {
-      snprintf(how, sizeof how, "timing: step at %d live %s (the code cannot be read)",
-               timed + 1, type[c]);
-      xray__value_measured(v[c], timed, how);
-      v[c]->unconfirmed = !agree;
-    } else
-      xray__value_unknown(v[c], stat == -2 ? "the compiler's spills do not grow with the "
-                                             "variables" : "no step in the time per statement");
-  }
-  return 0;
-}
-
-const xray_probe xray__probe_registers = {
-  "registers", "registers the compiler can use at these flags (--types=TYPE,...)",
-  run_registers
 };

@@ -286,6 +286,8 @@ struct xray__timed {
 };
 int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n,
                    struct xray__timed *out);
+/* probes/ops.c: v's figure in nanoseconds too, where the clock is known. */
+void xray__value_ns(xray_machine *m, xray_value *v, double cycles);
 
 /* run/probe.c: a value measured by `method`, or unknown because of `why`
  * (either may be given a NULL value, which does nothing). */

@@ -1,0 +1,101 @@
+/* The fused multiply-add (X-Ray Sec. 3.4): a*b+c as written, against the
+ * same with a barrier between the multiply and the add (no compiler can
+ * fuse across it): the compiler fuses when the first is clearly faster.
+ * The instruction itself is run from machine code (ops->fma): whether the
+ * processor has it, its latency and its rate. */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Fused if a*b+c as written is this much faster than across a barrier. */
+#define FUSED 0.85
+
+static int
+run_fma(xray_machine *m, xray_report *r)
+{
+  static const struct xray_cspec k[2] = {
+    { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY_STYLE_BARRIER },
+    { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY_STYLE_BARRIER },
+  };
+  struct xray__timed t[2];
+  xray_value *have = xray_report_add(r, "XRAY_HAVE_FMA",
+                                     "the compiler fuses a+b*c at these flags", "boolean");
+  xray_value *isa = xray_report_add(r, "XRAY_HAVE_FMA_ISA",
+                                    "the processor executes a fused multiply-add", "boolean");
+  xray_value *lat = xray_report_add(r, "XRAY_FMA_LATENCY", "fused multiply-add latency",
+                                    "cycles");
+  xray_value *per = xray_report_add(r, "XRAY_FMA_PER_CYCLE",
+                                    "fused multiply-adds started per cycle", "ops");
+  char how[200], err[200];
+  double l1, l12;
+  int fused = -1;
+
+  if (!have || !isa || !lat || !per)
+    return -1;
+  /* The compiler. */
+  if (xray__time_set(m, k, 2, t) == 0 && !isnan(t[0].t) && !isnan(t[1].t)) {
+    double ratio = t[0].t / (2 * t[1].t);
+    fused = ratio < FUSED;
+    snprintf(how, sizeof how, "double a*b+c %.2f cycles as written, %.2f with a barrier "
+             "between * and + (ratio %.2f, fused below %.2f); %s %s",
+             t[0].t, 2 * t[1].t, ratio, FUSED, m->cc, m->cflags);
+    xray__value_measured(have, fused, how);
+    have->exact = ratio;
+    have->unconfirmed = !t[0].agree || !t[1].agree;
+  } else
+    xray__value_unknown(have, m->error);
+  /* The processor. */
+  m->error[0] = 0;
+  l1 = m->ops->fma(m, 1);
+  if (isnan(l1)) {
+    snprintf(err, sizeof err, "%s", m->error);
+    if (strstr(err, "does not execute") || strstr(err, "has no FMA")) {
+      xray__value_measured(isa, 0, err);
+      xray__value_unknown(lat, err);
+      xray__value_unknown(per, err);
+    } else {
+      xray__value_unknown(isa, err);
+      /* The compiler's fused form still has a latency. */
+      if (fused == 1) {
+        xray__value_measured(lat, xray__quantize(t[0].t), "the compiler's fused a*b+c chain");
+        lat->exact = t[0].t;
+        xray__value_ns(m, lat, t[0].t);
+      } else
+        xray__value_unknown(lat, err);
+      xray__value_unknown(per, err);
+    }
+    return 0;
+  }
+  {
+    double a = l1, b = m->ops->fma(m, 1), c = m->ops->fma(m, 1);
+    double v[3] = { a, b, c };
+    l1 = xray__median(v, 3);
+    lat->unconfirmed = fmax(a, fmax(b, c)) > 1.05 * fmin(a, fmin(b, c));
+  }
+  {
+    double v[3];
+    int i;
+    for (i = 0; i < 3; i++)
+      v[i] = m->ops->fma(m, 12);
+    l12 = xray__median(v, 3);
+    per->unconfirmed = fmax(v[0], fmax(v[1], v[2])) > 1.05 * fmin(v[0], fmin(v[1], v[2]));
+  }
+  xray__value_measured(isa, 1, "ran a fused multiply-add instruction");
+  xray__value_measured(lat, xray__quantize(l1), "dependent chain of the machine instruction");
+  lat->exact = l1;
+  xray__value_ns(m, lat, l1);
+  if (l12 > 0) {
+    double ii = xray__quantize(l12);
+    xray__value_measured(per, floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii,
+                         "12 independent chains of the machine instruction");
+    per->exact = 1 / l12;
+  } else
+    xray__value_unknown(per, m->error);
+  return 0;
+}
+
+const xray_probe xray__probe_fma = { "fma",
+                                     "fused multiply-add: compiler, processor, latency, rate",
+                                     run_fma };
