@@ -229,8 +229,21 @@ usage_error(const char *fmt, const char *arg)
   exit(2);
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+struct settings {
+  xray_format fmt;
+  const char *output, *trace, *simulate, *cc, *cflags, *ops, *types, *record, *replay;
+  long repeat;
+  xray_kernel kernel;
+  double budget;
+  const xray_probe *sel[16];
+  size_t nsel;
+};
+
+/* Options and probe names into s; a usage error, --help, --list or
+ * --version ends here. */
+static void
+parse_args(int argc, char **argv, struct settings *s)
 {
   static const struct option opts[] = {
     { "format", required_argument, 0, 'f' },
@@ -251,102 +264,90 @@ main(int argc, char **argv)
     { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
   };
-  xray_format fmt = XRAY_FORMAT_TEXT;
-  const char *output = "-", *trace = NULL, *simulate = NULL, *cc = NULL, *cflags = NULL;
-  const char *ops = NULL, *types = NULL, *record = NULL, *replay = NULL;
-  long repeat = 0;
-  int run;
-  xray_kernel kernel = XRAY_KERNEL_AUTO;
-  double budget = 2.0;
-  const xray_probe *sel[16];
-  size_t nsel = 0, i;
-  xray_machine *m;
-  static xray_report rep;
-  static char rpath[3][4096];   /* a recording's files */
-  char err[256] = "";
-  int c, rc = 0;
+  size_t i;
+  int c;
 
   while ((c = getopt_long(argc, argv, "f:o:t:b:s:k:lhV", opts, NULL)) != -1) {
     char *end;
     switch (c) {
     case 'f':
-      if (xray_format_parse(optarg, &fmt))
+      if (xray_format_parse(optarg, &s->fmt))
         usage_error("invalid --format '%s' (text, json, shell or header)", optarg);
       break;
     case 'o':
       if (!*optarg)
         usage_error("invalid --output '%s' (a file name, or - for the standard output)", optarg);
-      output = optarg;
+      s->output = optarg;
       break;
     case 't':
       if (!*optarg)
         usage_error("invalid --trace '%s' (a file name, or - for the standard output)", optarg);
-      trace = optarg;
+      s->trace = optarg;
       break;
     case 'b':
       errno = 0;
-      budget = strtod(optarg, &end);
+      s->budget = strtod(optarg, &end);
       /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
       if (errno || end == optarg || *end || strspn(optarg, "0123456789.eE+-") != strlen(optarg)
-          || !(budget > 0) || budget > 3600)
+          || !(s->budget > 0) || s->budget > 3600)
         usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", optarg);
       break;
     case 's':
-      simulate = optarg;
+      s->simulate = optarg;
       break;
     case 'k':
       if (strcmp(optarg, "auto") == 0)
-        kernel = XRAY_KERNEL_AUTO;
+        s->kernel = XRAY_KERNEL_AUTO;
       else if (strcmp(optarg, "machine-code") == 0)
-        kernel = XRAY_KERNEL_MACHINE_CODE;
+        s->kernel = XRAY_KERNEL_MACHINE_CODE;
       else if (strcmp(optarg, "c") == 0)
-        kernel = XRAY_KERNEL_C;
+        s->kernel = XRAY_KERNEL_C;
       else
         usage_error("invalid --kernel '%s' (auto, machine-code or c)", optarg);
       break;
     case 'C':
       if (!*optarg)
         usage_error("invalid --cc '%s' (a compiler command)", optarg);
-      cc = optarg;
+      s->cc = optarg;
       break;
     case 'F':
-      cflags = optarg;
+      s->cflags = optarg;
       break;
     case 'O':
-      ops = optarg;
+      s->ops = optarg;
       break;
     case 'T':
-      types = optarg;
+      s->types = optarg;
       break;
     case 'R':
       if (!*optarg)
         usage_error("invalid --record '%s' (a directory)", optarg);
-      record = optarg;
+      s->record = optarg;
       break;
     case 'N':
       errno = 0;
-      repeat = strtol(optarg, &end, 10);
-      if (errno || end == optarg || *end || repeat < 1 || repeat > 20)
+      s->repeat = strtol(optarg, &end, 10);
+      if (errno || end == optarg || *end || s->repeat < 1 || s->repeat > 20)
         usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", optarg);
       break;
     case 'P':
       if (!*optarg)
         usage_error("invalid --replay '%s' (a directory made by --record)", optarg);
-      replay = optarg;
+      s->replay = optarg;
       break;
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
         printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
-      return stdout_done();
+      exit(stdout_done());
     case 'h':
       usage(stdout);
-      return stdout_done();
+      exit(stdout_done());
     case 'V':
       printf("xray %s\n", xray_version());
-      return stdout_done();
+      exit(stdout_done());
     default:
       fprintf(stderr, "Try '%s --help' for more information.\n", prog);
-      return 2;
+      exit(2);
     }
   }
   for (; optind < argc; optind++) {
@@ -356,103 +357,133 @@ main(int argc, char **argv)
       for (i = 0; xray_probe_at(i); i++)
         fprintf(stderr, " %s", xray_probe_at(i)->name);
       fprintf(stderr, ")\nTry '%s --help' for more information.\n", prog);
-      return 2;
+      exit(2);
     }
-    if (nsel == sizeof sel / sizeof *sel)
+    if (s->nsel == sizeof s->sel / sizeof *s->sel)
       usage_error("more than %s probes named", "16");
-    sel[nsel++] = p;
+    s->sel[s->nsel++] = p;
   }
+  if (s->nsel == 0)
+    for (; xray_probe_at(s->nsel) && s->nsel < sizeof s->sel / sizeof *s->sel; s->nsel++)
+      s->sel[s->nsel] = xray_probe_at(s->nsel);
+}
+
+/* Options that contradict each other, and the recording's directory. */
+static void
+check_args(struct settings *s)
+{
   /* For tests of build systems: the macros run the engine, and can measure
    * a simulated machine through the environment. */
-  if (!simulate && !replay && getenv("XRAY_SIMULATE") && *getenv("XRAY_SIMULATE"))
-    simulate = getenv("XRAY_SIMULATE");
-  if (simulate && replay)
+  if (!s->simulate && !s->replay && getenv("XRAY_SIMULATE") && *getenv("XRAY_SIMULATE"))
+    s->simulate = getenv("XRAY_SIMULATE");
+  if (s->simulate && s->replay)
     usage_error("%s", "--simulate and --replay name two machines: give one");
-  if (record && (trace || replay))
+  if (s->record && (s->trace || s->replay))
     usage_error("%s", "--record writes its own trace: not with --trace or --replay");
-  if (repeat && !record)
+  if (s->repeat && !s->record)
     usage_error("%s", "--repeat goes with --record");
-  if (record) {
+  if (s->record) {
     struct stat st;
-    int exists = stat(record, &st) == 0;
-    if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(record, 0777) != 0)) {
-      fprintf(stderr, "%s: --record: '%s' %s\n", prog, record,
+    int exists = stat(s->record, &st) == 0;
+    if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(s->record, 0777) != 0)) {
+      fprintf(stderr, "%s: --record: '%s' %s\n", prog, s->record,
               exists || errno == EEXIST ? "exists and is not a directory" : strerror(errno));
-      return 2;
+      exit(2);
     }
   }
-  if (nsel == 0)
-    for (; xray_probe_at(nsel) && nsel < sizeof sel / sizeof *sel; nsel++)
-      sel[nsel] = xray_probe_at(nsel);
+}
+
+/* The machine the settings name, set up; a bad spec or option ends here. */
+static xray_machine *
+make_machine(const struct settings *s)
+{
+  char err[256] = "";
+  xray_machine *m = s->simulate ? xray_machine_simulated(s->simulate, err, sizeof err)
+                    : s->replay ? xray_machine_replay(s->replay, err, sizeof err)
+                    : xray_machine_real(err, sizeof err);
+
+  if (!m) {
+    if (s->simulate)
+      usage_error("invalid --simulate: %s", err);
+    if (s->replay)
+      usage_error("invalid --replay: %s", err);
+    fprintf(stderr, "%s: %s\n", prog, err);
+    exit(1);
+  }
+  xray_machine_set_budget(m, s->budget);
+  if (xray_machine_set_compiler(m, s->cc, s->cflags)) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    xray_machine_free(m);
+    exit(1);
+  }
+  if ((s->ops && xray_machine_set_option(m, "ops", s->ops, err, sizeof err))
+      || (s->types && xray_machine_set_option(m, "types", s->types, err, sizeof err))) {
+    xray_machine_free(m);
+    usage_error("invalid %s", err);
+  }
+  if (xray_machine_set_kernel(m, s->kernel)) {
+    fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);
+    xray_machine_free(m);
+    exit(2);
+  }
+  return m;
+}
+
+int
+main(int argc, char **argv)
+{
+  struct settings s = { XRAY_FORMAT_TEXT, "-", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                        0, XRAY_KERNEL_AUTO, 2.0, { NULL }, 0 };
+  static xray_report rep;
+  static char rpath[3][4096];   /* a recording's files */
+  xray_machine *m;
+  size_t i;
+  int run, rc = 0;
+
+  parse_args(argc, argv, &s);
+  check_args(&s);
 
   /* Every output is opened before anything is measured, so that a path
    * that cannot be written costs no measuring. */
   catch_signals();
   atexit(remove_temps);
-  if (record) {
-    snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", record);
-    snprintf(rpath[1], sizeof rpath[1], "%s/machine", record);
-    snprintf(rpath[2], sizeof rpath[2], "%s/cpuinfo", record);
-    trace = rpath[0];
+  if (s.record) {
+    snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", s.record);
+    snprintf(rpath[1], sizeof rpath[1], "%s/machine", s.record);
+    snprintf(rpath[2], sizeof rpath[2], "%s/cpuinfo", s.record);
+    s.trace = rpath[0];
     out_open(&outs[2], rpath[1]);
     out_open(&outs[3], rpath[2]);
   }
-  if (trace)
-    out_open(&outs[1], trace);
-  out_open(&outs[0], output);
+  if (s.trace)
+    out_open(&outs[1], s.trace);
+  out_open(&outs[0], s.output);
 
-  m = simulate ? xray_machine_simulated(simulate, err, sizeof err)
-      : replay ? xray_machine_replay(replay, err, sizeof err)
-      : xray_machine_real(err, sizeof err);
-  if (!m) {
-    if (simulate)
-      usage_error("invalid --simulate: %s", err);
-    if (replay)
-      usage_error("invalid --replay: %s", err);
-    fprintf(stderr, "%s: %s\n", prog, err);
-    return 1;
-  }
-
-  xray_machine_set_budget(m, budget);
-  if (xray_machine_set_compiler(m, cc, cflags)) {
-    fprintf(stderr, "%s: out of memory\n", prog);
-    xray_machine_free(m);
-    return 1;
-  }
-  if ((ops && xray_machine_set_option(m, "ops", ops, err, sizeof err))
-      || (types && xray_machine_set_option(m, "types", types, err, sizeof err))) {
-    xray_machine_free(m);
-    usage_error("invalid %s", err);
-  }
-  if (xray_machine_set_kernel(m, kernel)) {
-    fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);
-    xray_machine_free(m);
-    return 2;
-  }
-  if (trace)
+  m = make_machine(&s);
+  if (s.trace)
     xray_machine_set_trace(m, outs[1].f);
   /* A recording holds several runs, so that the replay has the noise too;
    * the results are those of the last. */
-  for (run = 0; run < (record ? (repeat ? repeat : 3) : 1); run++) {
+  for (run = 0; run < (s.record ? (s.repeat ? s.repeat : 3) : 1); run++) {
     xray_report_init(&rep);
     snprintf(rep.machine, sizeof rep.machine, "%s", xray_machine_describe(m));
     rep.core_mhz = xray_machine_core_mhz(m);
-    for (i = 0; i < nsel; i++)
-      if (xray_probe_run(sel[i], m, &rep) != 0) {
-        fprintf(stderr, "%s: probe %s failed\n", prog, sel[i]->name);
+    for (i = 0; i < s.nsel; i++)
+      if (xray_probe_run(s.sel[i], m, &rep) != 0) {
+        fprintf(stderr, "%s: probe %s failed\n", prog, s.sel[i]->name);
         rc = 1;
       }
   }
-  if (record
+  if (s.record
       && (xray_record_machine(outs[2].f, m, &rep)
-          || (simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", simulate) < 0
+          || (s.simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", s.simulate) < 0
               : xray_record_cpuinfo(outs[3].f))))
     rc = 1;
   xray_machine_free(m);
 
-  xray_report_write(&rep, outs[0].f, fmt);
+  xray_report_write(&rep, outs[0].f, s.fmt);
   if (out_commit(&outs[2], rpath[1]) | out_commit(&outs[3], rpath[2])
-      | out_commit(&outs[1], trace ? trace : "") | out_commit(&outs[0], output))
+      | out_commit(&outs[1], s.trace ? s.trace : "") | out_commit(&outs[0], s.output))
     rc = 1;
   return rc;
 }
