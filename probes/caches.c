@@ -215,300 +215,240 @@ add_level(xray_report *r, int lv, xray_value *v[4])
   }
 }
 
-static int
-caches_run(xray_machine *m, xray_report *r)
+/* Every value the probe owns is in the output all the same, unknown,
+ * where it cannot even start. */
+static void
+probe_unavailable(xray_report *r, xray_value *vlev)
 {
-  struct cc *c = calloc(1, sizeof *c);
-  struct shape *S = calloc(1, sizeof *S);
-  xray_value *vlev = xray_report_add(r, "XRAY_CACHE_LEVELS",
-                                     "data or unified cache levels, L1 included", "levels");
-  xray_value *vmem;
-  struct level *L;
-  int *first, *last, nl, i, j, rc = 0, merged;
-  char method[240], why[200], lastwhy[200], msg[200], unsettled[200], os_src[48];
-  double os_levels;
-  double kmax;
+  static const char why[] = "out of memory for the probe's bookkeeping (a memory limit such "
+                            "as ulimit -v?)";
+  xray_value *v[4];
+  int i, j;
 
-  if (c) {
-    c->page = m->page ? m->page : 4096;
-    c->lpp = c->page / LINE_STEP;
+  xray__value_unknown(vlev, why);
+  for (i = 2; i <= 3; i++) {
+    add_level(r, i, v);
+    for (j = 0; j < 4; j++)
+      xray__value_unknown(v[j], why);
   }
-  if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
-      || !(c->off = malloc(2 * LINES_MAX * sizeof *c->off))
-      || !(c->blk = malloc(BLOCK * c->lpp * sizeof *c->blk))) {
-    if (c) {
-      free(c->pool);
-      free(c->off);
-    }
-    free(c);
-    free(S);
-    /* Every value the probe owns is in the output all the same. */
-    snprintf(why, sizeof why, "out of memory for the probe's bookkeeping (a memory limit "
-             "such as ulimit -v?)");
-    xray__value_unknown(vlev, why);
-    for (i = 2; i <= 3; i++) {
-      xray_value *v[4];
-      add_level(r, i, v);
-      for (j = 0; j < 4; j++)
-        xray__value_unknown(v[j], why);
-    }
-    xray__value_unknown(xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency",
-                                        "cycles"), why);
-    return -1;
-  }
-  c->m = m;
-  c->rng = UINT64_C(0x13198a2e03707344);
-  kmax = (double) (LINES_MAX / c->lpp);
-  c->start = m->timed ? xray__now() : 0;
-  c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
-  /* Two draws place a point of a gradual transition only roughly, and
-   * three rough points in a row can pass for a plateau of their own (a
-   * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
-   * get more draws, twice, and the levels are found again.  If the curve
-   * no longer looks settled then, the scan goes on (at most twice). */
-  for (j = 0; j < 3; j++) {
-    int more = caches_scan(c, S);
-    caches_shape_of(c, S, 0);
-    for (i = 0; i < 2 && !c->failed && caches_refine_slopes(c, S); i++)
-      caches_shape_of(c, S, 0);
-    if (S->settled || c->failed || !more)
-      break;
-  }
-  L = S->L;
-  first = S->first;
-  last = S->last;
-  nl = S->nl;
-  /* Refining the transitions may take a budget, up to FIT_BUDGETS in
-   * all; later levels get what is left, and the rest is said.  A
-   * simulation has no deadline, so that it gives the same answers on any
-   * machine. */
-  c->deadline = !m->timed ? 0 : fmin(xray__now() + m->budget,
-                                     c->start + FIT_BUDGETS * m->budget);
-  if (c->failed)
-    snprintf(why, sizeof why, "%.190s", m->error[0] ? m->error : "the measurement failed");
-  else if (nl < 1)
-    snprintf(why, sizeof why, "no step in the time per load over %g to %.0f pages", K_MIN, kmax);
-  else
-    why[0] = 0;
-  /* Transition 0 is L1's; each later one is a level of its own. */
-  for (i = 1; i < nl && !c->failed; i++) {
-    int shared = m->hardware && i == nl - 1 && S->settled;
-    struct level *l = &L[i];
-    caches_analyse(c, l, S->y);
-    l->ways = l->conflict_ran = l->qn = 0;
-    l->wwhy[0] = 0;
-    /* The ways by a conflict set, where the model saw a level (not a
-     * shared one: other tenants' lines come and go in its sets); then the
-     * colours with those ways give the capacity. */
-    if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
-      /* Pages up to a page-indexed L1's capacity fit it whatever their
-       * colours (l1_pages); beyond L2 the level below has colours of its
-       * own. */
-      int a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
-                      l->wwhy, sizeof l->wwhy);
-      l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
-      /* The ways must also be ones the transition can have come from
-       * (under tree-PLRU a reduction once stalled at 147 pages). */
-      if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
-        l->ways = a;
-        l->size = l->fit.PA[a] * a * (double) c->page;
-        l->cwhy[0] = 0;
-        if (caches_fit_policy(l, a))
-          snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
-                   "(LRU), which hold no one power of two", l->qlo,
-                   l->qn ? "miss chance measured on one colour" : "optimal replacement",
-                   l->qhi);
-        else
-          l->size = l->qP * a * (double) c->page;
-      } else if (a > 0)
-        snprintf(l->wwhy, sizeof l->wwhy, "a conflict set gave %d ways, which the transition "
-                 "does not fit (rms %.3f)", a,
-                 a <= MAX_ASSOC ? sqrt(l->fit.errA[a] / l->fit.n) : HUGE_VAL);
-    }
-    if (l->ways && !isnan(l->size))
-      ;
-    else if (l->fit.A > 0 && l->fit.rms <= FIT_RMS && l->fit.cap_hi <= CAP_SPREAD * l->fit.cap_lo)
-      l->size = l->fit.P * l->fit.A * (double) c->page;
-    else if (shared)
-      L[i].k50 = caches_half_way(c, S, &L[i]);
-    /* The pair test needs k where the level surely misses: into the next
-     * plateau, where the model or the half-way point placed the level. */
-    if (!isnan(L[i].size) || !isnan(L[i].k50)) {
-      int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
-      L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
-    }
-  }
-  /* The step to memory of a shared last level spans a few octaves at
-   * most; one that spans more is two levels seen as one (a shared L3 of
-   * which other tenants leave little, just past a private L2: its
-   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
-   * the level count nor any capacity from it holds.  (A private level's
-   * step may be wider: a 4-way or tree-PLRU L2 under random placement
-   * spans up to 14 times; a simulation has no other tenants.)  After a
-   * level with a step of its own, such a step is the shared level fading
-   * as other tenants take it: only its own capacity is lost. */
-  i = nl - 1;
-  merged = i >= 1 && !why[0] && !c->failed && m->hardware && S->settled
-           && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
-  lastwhy[0] = 0;
-  if (merged)
-    snprintf(i == 1 ? why : lastwhy, sizeof why, "the step after level %d spans %.0f-%.0f "
-             "pages, more than a factor %d: %s", i + 1, c->pt[L[i].a].k, c->pt[L[i].b].k,
-             MERGED_SPAN, i == 1 ? "two levels may have merged into one (a shared level "
-             "other tenants leave little of)" : "a shared level other tenants take, or two "
-             "levels seen as one");
-  if (why[0])
-    xray__value_unknown(vlev, why);
-  else if (!S->settled) {
-    snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
-             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
-             "beyond the %d found may follow", c->pt[c->npt - 1].k,
-             m->hardware ? ", 50 ns or more" : "",
-             c->out_of_time ? " within the time budget (--budget)" : "", nl);
-    xray__value_unknown(vlev, unsettled);
-  } else {
-    snprintf(method, sizeof method, "steps in the time per load through %g-%.0f random "
-             "whole pages", K_MIN, c->pt[c->npt - 1].k);
-    xray__value_measured(vlev, nl, method);
-  }
-  for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++) {
-    xray_value *v[4] = { 0 };
-    int f, lv = i + 1, have = i < nl && !why[0];
-    const struct level *l = &L[i];
-    int shared;
-    add_level(r, lv, v);
-    if (!v[0] || !v[1] || !v[2] || !v[3]) {
-      rc = -1;
-      break;
-    }
-    if (!have) {
-      const char *no = why[0] ? why : "no such level: the time per load shows no further step";
-      for (f = 0; f < 4; f++)
-        xray__value_unknown(v[f], no);
-      continue;
-    }
-    shared = m->hardware && i == nl - 1 && S->settled;
-    if (i == nl - 1 && lastwhy[0]) {
-      for (f = 0; f < 3; f++)
-        xray__value_unknown(v[f], lastwhy);
-      goto latency;
-    }
-    snprintf(method, sizeof method,
-             "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
-             "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
-             c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
-             l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
-             shared ? "; shared last level: what this process gets" : "");
-    if (l->ways && !isnan(l->size) && !l->cwhy[0]) {
-      snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
-               "capacity: %.0f colours x %zu B, the power of two between the page-colour "
-               "models fitted to the transition at %.0f-%.0f pages with LRU (%.0f colours) "
-               "and with %s (%.0f)", l->ways + 1, l->qP, c->page, c->pt[l->a].k,
-               c->pt[l->b].k, l->qhi, l->qn ? "the miss chance measured on one colour"
-               : "optimal replacement", l->qlo);
-      xray__value_measured(v[0], l->size, method);
-      xray__value_measured(v[1], l->ways, method);
-    } else if (l->ways && !isnan(l->size)) {
-      snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
-               "capacity: the page-colour model with %d ways fitted to the transition at "
-               "%.0f-%.0f pages, %.0f colours x %zu B, rms %.3f", l->ways + 1, l->ways,
-               c->pt[l->a].k, c->pt[l->b].k, l->fit.PA[l->ways], c->page,
-               sqrt(l->fit.errA[l->ways] / l->fit.n));
-      xray__value_measured(v[0], l->size, method);
-      xray__value_measured(v[1], l->ways, method);
-      /* The ways must make a power of two colours of the transition too:
-       * a minimal set one page too large (an adaptive policy that let A + 1
-       * pages of a colour miss too little for a while) gave 9 for 8. */
-      xray__value_doubt(v[0], "; not confirmed: %s", l->cwhy);
-      xray__value_doubt(v[1], "; not confirmed: %s", l->cwhy);
-    } else if (!isnan(l->size)) {
-      xray__value_measured(v[0], l->size, method);
-      v[0]->effective = shared;
-      /* A private level's capacity from the model alone, with no conflict
-       * set to confirm its ways, is not confirmed: a neighbour's share of
-       * the level moves the whole transition (589824 for a 1 MB L2 on Zen
-       * 4, both halves of the draws alike). */
-      if (!shared)
-        xray__value_doubt(v[0], "; not confirmed: the capacity comes from the model alone, "
-                          "with no conflict set to confirm its ways");
-      if (l->ways) {
-        snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
-        xray__value_measured(v[1], l->ways, msg);
-      } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
-        /* The model's ways alone only where no conflict test could run: one
-         * that ran and failed has seen what the model did not (tree-PLRU
-         * fitted 2 ways, clearly, for 10). */
-        xray__value_measured(v[1], l->fit.A, method);
-        v[1]->effective = shared;
-      } else {
-        if (l->conflict_ran)
-          snprintf(msg, sizeof msg, "%s", l->wwhy);
-        else
-          snprintf(msg, sizeof msg, "%s%sthe page-colour model fits %d and %d ways about "
-                   "equally (error x%.2f), with the same capacity", l->wwhy,
-                   l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
-        xray__value_unknown(v[1], msg);
-        snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
-      }
-    } else {
-      if (l->fit.rms > FIT_RMS)
-        /* Capacity and ways come from one model: if it does not explain
-         * the transition, it has not identified the level. */
-        snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
-                 "%.0f-%.0f pages (rms %.3f > %.2f)", c->pt[l->a].k, c->pt[l->b].k,
-                 l->fit.rms, FIT_RMS);
+  xray__value_unknown(xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency",
+                                      "cycles"), why);
+}
+
+/* Level i's ways (a conflict set), capacity (the page-colour model, or
+ * where half the loads miss for a shared last level) and line. */
+static void
+size_level(struct cc *c, struct shape *S, int i)
+{
+  xray_machine *m = c->m;
+  struct level *L = S->L;
+  int *first = S->first, *last = S->last, nl = S->nl;
+
+  int shared = m->hardware && i == nl - 1 && S->settled;
+  struct level *l = &L[i];
+  caches_analyse(c, l, S->y);
+  l->ways = l->conflict_ran = l->qn = 0;
+  l->wwhy[0] = 0;
+  /* The ways by a conflict set, where the model saw a level (not a
+   * shared one: other tenants' lines come and go in its sets); then the
+   * colours with those ways give the capacity. */
+  if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
+    /* Pages up to a page-indexed L1's capacity fit it whatever their
+     * colours (l1_pages); beyond L2 the level below has colours of its
+     * own. */
+    int a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
+                    l->wwhy, sizeof l->wwhy);
+    l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
+    /* The ways must also be ones the transition can have come from
+     * (under tree-PLRU a reduction once stalled at 147 pages). */
+    if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
+      l->ways = a;
+      l->size = l->fit.PA[a] * a * (double) c->page;
+      l->cwhy[0] = 0;
+      if (caches_fit_policy(l, a))
+        snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
+                 "(LRU), which hold no one power of two", l->qlo,
+                 l->qn ? "miss chance measured on one colour" : "optimal replacement",
+                 l->qhi);
       else
-        snprintf(msg, sizeof msg, "the page-colour models that fit about equally disagree "
-                 "on the capacity (%.0f-%.0f pages): the level is not identified",
-                 l->fit.cap_lo, l->fit.cap_hi);
-      set_unknown2(v[0], v[1], msg, method);
-      if (!isnan(l->k50)) {
-        /* A shared level whose ways other tenants take is no geometry to
-         * fit; what this process gets of it is where half its loads miss. */
-        snprintf(method, sizeof method, "effective: half the loads miss at %.0f pages "
-                 "(transition %.0f-%.0f pages); shared last level, %s", l->k50,
-                 c->pt[l->a].k, c->pt[l->b].k, msg);
-        xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
-        v[0]->effective = 1;
-      }
-    }
-    if (!isnan(l->size) && !caches_halves_agree(l, l->size / (double) c->page)) {
-      /* Two halves of the draws that disagree saw the level change under
-       * them (a neighbour's share of it moving): not confirmed. */
-      xray__value_doubt(v[0], "; the even and odd draws fit %.0f and %.0f pages, not both "
-                        "within %.0f %% of it", l->half[0], l->half[1], 100 * HALVES_AGREE);
-    }
-    /* The level holds its capacity: misses begin after its own plateau
-     * and are all but complete where the next level's begins. */
-    if (!isnan(l->size) && !v[0]->unconfirmed
-        && (l->size / (double) c->page < c->pt[last[i]].k
-            || l->size / (double) c->page > c->pt[first[i + 1]].k))
-      xray__value_doubt(v[0], "; not confirmed: %.0f pages is not between the end of its "
-                        "plateau (%.0f) and the start of the next (%.0f)",
-                        l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
-    if (isnan(l->size) && isnan(l->k50))
-      xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
-    else if (isnan(l->line))
-      xray__value_unknown(v[2], l->why);
-    else
-      xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond "
-                           "the level");
-  latency:
-    snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
-             c->pt[first[i]].k, c->pt[last[i]].k);
-    if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
-      /* Short flat stretches of an unsettled curve are not levels one
-       * can trust (L3 came out 17-37 cycles across runs here). */
-      snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
-               "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
-      xray__value_unknown(v[3], msg);
-      continue;
-    }
-    xray__value_measured(v[3], floor(l->lo + 0.5), method);
-    v[3]->exact = l->lo;
-    if (m->core_hz > 0)
-      v[3]->ns = l->lo / m->core_hz * 1e9;
+        l->size = l->qP * a * (double) c->page;
+    } else if (a > 0)
+      snprintf(l->wwhy, sizeof l->wwhy, "a conflict set gave %d ways, which the transition "
+               "does not fit (rms %.3f)", a,
+               a <= MAX_ASSOC ? sqrt(l->fit.errA[a] / l->fit.n) : HUGE_VAL);
   }
+  if (l->ways && !isnan(l->size))
+    ;
+  else if (l->fit.A > 0 && l->fit.rms <= FIT_RMS && l->fit.cap_hi <= CAP_SPREAD * l->fit.cap_lo)
+    l->size = l->fit.P * l->fit.A * (double) c->page;
+  else if (shared)
+    L[i].k50 = caches_half_way(c, S, &L[i]);
+  /* The pair test needs k where the level surely misses: into the next
+   * plateau, where the model or the half-way point placed the level. */
+  if (!isnan(L[i].size) || !isnan(L[i].k50)) {
+    int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
+    L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
+  }
+}
+
+/* The four values of level i + 1 in the report: -1 if they could not be
+ * added.  why: the reason every level is unknown; lastwhy: the last
+ * level's. */
+static int
+report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
+             const char *lastwhy)
+{
+  xray_machine *m = c->m;
+  struct level *L = S->L;
+  int *first = S->first, *last = S->last, nl = S->nl;
+  char method[240], msg[200];
+
+  xray_value *v[4] = { 0 };
+  int f, lv = i + 1, have = i < nl && !why[0];
+  const struct level *l = &L[i];
+  int shared;
+  add_level(r, lv, v);
+  if (!v[0] || !v[1] || !v[2] || !v[3])
+    return -1;
+  if (!have) {
+    const char *no = why[0] ? why : "no such level: the time per load shows no further step";
+    for (f = 0; f < 4; f++)
+      xray__value_unknown(v[f], no);
+    return 0;
+  }
+  shared = m->hardware && i == nl - 1 && S->settled;
+  if (i == nl - 1 && lastwhy[0]) {
+    for (f = 0; f < 3; f++)
+      xray__value_unknown(v[f], lastwhy);
+    goto latency;
+  }
+  snprintf(method, sizeof method,
+           "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
+           "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
+           c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms,
+           l->fit.A2, l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
+           shared ? "; shared last level: what this process gets" : "");
+  if (l->ways && !isnan(l->size) && !l->cwhy[0]) {
+    snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
+             "capacity: %.0f colours x %zu B, the power of two between the page-colour "
+             "models fitted to the transition at %.0f-%.0f pages with LRU (%.0f colours) "
+             "and with %s (%.0f)", l->ways + 1, l->qP, c->page, c->pt[l->a].k,
+             c->pt[l->b].k, l->qhi, l->qn ? "the miss chance measured on one colour"
+             : "optimal replacement", l->qlo);
+    xray__value_measured(v[0], l->size, method);
+    xray__value_measured(v[1], l->ways, method);
+  } else if (l->ways && !isnan(l->size)) {
+    snprintf(method, sizeof method, "ways: a minimal conflict set of %d whole pages; "
+             "capacity: the page-colour model with %d ways fitted to the transition at "
+             "%.0f-%.0f pages, %.0f colours x %zu B, rms %.3f", l->ways + 1, l->ways,
+             c->pt[l->a].k, c->pt[l->b].k, l->fit.PA[l->ways], c->page,
+             sqrt(l->fit.errA[l->ways] / l->fit.n));
+    xray__value_measured(v[0], l->size, method);
+    xray__value_measured(v[1], l->ways, method);
+    /* The ways must make a power of two colours of the transition too:
+     * a minimal set one page too large (an adaptive policy that let A + 1
+     * pages of a colour miss too little for a while) gave 9 for 8. */
+    xray__value_doubt(v[0], "; not confirmed: %s", l->cwhy);
+    xray__value_doubt(v[1], "; not confirmed: %s", l->cwhy);
+  } else if (!isnan(l->size)) {
+    xray__value_measured(v[0], l->size, method);
+    v[0]->effective = shared;
+    /* A private level's capacity from the model alone, with no conflict
+     * set to confirm its ways, is not confirmed: a neighbour's share of
+     * the level moves the whole transition (589824 for a 1 MB L2 on Zen
+     * 4, both halves of the draws alike). */
+    if (!shared)
+      xray__value_doubt(v[0], "; not confirmed: the capacity comes from the model alone, "
+                        "with no conflict set to confirm its ways");
+    if (l->ways) {
+      snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
+      xray__value_measured(v[1], l->ways, msg);
+    } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
+      /* The model's ways alone only where no conflict test could run: one
+       * that ran and failed has seen what the model did not (tree-PLRU
+       * fitted 2 ways, clearly, for 10). */
+      xray__value_measured(v[1], l->fit.A, method);
+      v[1]->effective = shared;
+    } else {
+      if (l->conflict_ran)
+        snprintf(msg, sizeof msg, "%s", l->wwhy);
+      else
+        snprintf(msg, sizeof msg, "%s%sthe page-colour model fits %d and %d ways about "
+                 "equally (error x%.2f), with the same capacity", l->wwhy,
+                 l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
+      xray__value_unknown(v[1], msg);
+      snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
+    }
+  } else {
+    if (l->fit.rms > FIT_RMS)
+      /* Capacity and ways come from one model: if it does not explain
+       * the transition, it has not identified the level. */
+      snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
+               "%.0f-%.0f pages (rms %.3f > %.2f)", c->pt[l->a].k, c->pt[l->b].k,
+               l->fit.rms, FIT_RMS);
+    else
+      snprintf(msg, sizeof msg, "the page-colour models that fit about equally disagree "
+               "on the capacity (%.0f-%.0f pages): the level is not identified",
+               l->fit.cap_lo, l->fit.cap_hi);
+    set_unknown2(v[0], v[1], msg, method);
+    if (!isnan(l->k50)) {
+      /* A shared level whose ways other tenants take is no geometry to
+       * fit; what this process gets of it is where half its loads miss. */
+      snprintf(method, sizeof method, "effective: half the loads miss at %.0f pages "
+               "(transition %.0f-%.0f pages); shared last level, %s", l->k50,
+               c->pt[l->a].k, c->pt[l->b].k, msg);
+      xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
+      v[0]->effective = 1;
+    }
+  }
+  if (!isnan(l->size) && !caches_halves_agree(l, l->size / (double) c->page)) {
+    /* Two halves of the draws that disagree saw the level change under
+     * them (a neighbour's share of it moving): not confirmed. */
+    xray__value_doubt(v[0], "; the even and odd draws fit %.0f and %.0f pages, not both "
+                      "within %.0f %% of it", l->half[0], l->half[1], 100 * HALVES_AGREE);
+  }
+  /* The level holds its capacity: misses begin after its own plateau
+   * and are all but complete where the next level's begins. */
+  if (!isnan(l->size) && !v[0]->unconfirmed
+      && (l->size / (double) c->page < c->pt[last[i]].k
+          || l->size / (double) c->page > c->pt[first[i + 1]].k))
+    xray__value_doubt(v[0], "; not confirmed: %.0f pages is not between the end of its "
+                      "plateau (%.0f) and the start of the next (%.0f)",
+                      l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
+  if (isnan(l->size) && isnan(l->k50))
+    xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
+  else if (isnan(l->line))
+    xray__value_unknown(v[2], l->why);
+  else
+    xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond "
+                         "the level");
+latency:
+  snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
+           c->pt[first[i]].k, c->pt[last[i]].k);
+  if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
+    /* Short flat stretches of an unsettled curve are not levels one
+     * can trust (L3 came out 17-37 cycles across runs here). */
+    snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
+             "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
+    xray__value_unknown(v[3], msg);
+    return 0;
+  }
+  xray__value_measured(v[3], floor(l->lo + 0.5), method);
+  v[3]->exact = l->lo;
+  if (m->core_hz > 0)
+    v[3]->ns = l->lo / m->core_hz * 1e9;
+  return 0;
+}
+
+/* Whether the count of levels holds, and the levels past L2 with it. */
+static void
+confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
+{
+  xray_machine *m = c->m;
+  char os_src[48], msg[200];
+  double os_levels;
+  int i, j;
+
   /* A step is a level of its own when the level's capacity is confirmed
    * (its ways by a conflict set, the colours a power of two between the
    * model's bounds, inside its own transition): every level but the last
@@ -545,6 +485,18 @@ caches_run(xray_machine *m, xray_report *r)
                             "not be a level", i);
       }
     }
+}
+
+/* Memory's latency: the plateau at the end of the scan. */
+static void
+report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, int merged,
+              const char *unsettled)
+{
+  xray_machine *m = c->m;
+  int *first = S->first, *last = S->last, nl = S->nl;
+  char method[240];
+  xray_value *vmem;
+
   vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
     /* Memory's plateau holds when the levels before it merged. */
@@ -564,6 +516,111 @@ caches_run(xray_machine *m, xray_report *r)
         vmem->ns = lat / m->core_hz * 1e9;
     }
   }
+}
+
+static int
+caches_run(xray_machine *m, xray_report *r)
+{
+  struct cc *c = calloc(1, sizeof *c);
+  struct shape *S = calloc(1, sizeof *S);
+  xray_value *vlev = xray_report_add(r, "XRAY_CACHE_LEVELS",
+                                     "data or unified cache levels, L1 included", "levels");
+  struct level *L;
+  int nl, i, j, rc = 0, merged;
+  char method[240], why[200], lastwhy[200], unsettled[200];
+  double kmax;
+
+  if (c) {
+    c->page = m->page ? m->page : 4096;
+    c->lpp = c->page / LINE_STEP;
+  }
+  if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
+      || !(c->off = malloc(2 * LINES_MAX * sizeof *c->off))
+      || !(c->blk = malloc(BLOCK * c->lpp * sizeof *c->blk))) {
+    if (c) {
+      free(c->pool);
+      free(c->off);
+    }
+    free(c);
+    free(S);
+    probe_unavailable(r, vlev);
+    return -1;
+  }
+  c->m = m;
+  c->rng = UINT64_C(0x13198a2e03707344);
+  kmax = (double) (LINES_MAX / c->lpp);
+  c->start = m->timed ? xray__now() : 0;
+  c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
+  /* Two draws place a point of a gradual transition only roughly, and
+   * three rough points in a row can pass for a plateau of their own (a
+   * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
+   * get more draws, twice, and the levels are found again.  If the curve
+   * no longer looks settled then, the scan goes on (at most twice). */
+  for (j = 0; j < 3; j++) {
+    int more = caches_scan(c, S);
+    caches_shape_of(c, S, 0);
+    for (i = 0; i < 2 && !c->failed && caches_refine_slopes(c, S); i++)
+      caches_shape_of(c, S, 0);
+    if (S->settled || c->failed || !more)
+      break;
+  }
+  L = S->L;
+  nl = S->nl;
+  /* Refining the transitions may take a budget, up to FIT_BUDGETS in
+   * all; later levels get what is left, and the rest is said.  A
+   * simulation has no deadline, so that it gives the same answers on any
+   * machine. */
+  c->deadline = !m->timed ? 0 : fmin(xray__now() + m->budget,
+                                     c->start + FIT_BUDGETS * m->budget);
+  if (c->failed)
+    snprintf(why, sizeof why, "%.190s", m->error[0] ? m->error : "the measurement failed");
+  else if (nl < 1)
+    snprintf(why, sizeof why, "no step in the time per load over %g to %.0f pages", K_MIN, kmax);
+  else
+    why[0] = 0;
+  /* Transition 0 is L1's; each later one is a level of its own. */
+  for (i = 1; i < nl && !c->failed; i++)
+    size_level(c, S, i);
+  /* The step to memory of a shared last level spans a few octaves at
+   * most; one that spans more is two levels seen as one (a shared L3 of
+   * which other tenants leave little, just past a private L2: its
+   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
+   * the level count nor any capacity from it holds.  (A private level's
+   * step may be wider: a 4-way or tree-PLRU L2 under random placement
+   * spans up to 14 times; a simulation has no other tenants.)  After a
+   * level with a step of its own, such a step is the shared level fading
+   * as other tenants take it: only its own capacity is lost. */
+  i = nl - 1;
+  merged = i >= 1 && !why[0] && !c->failed && m->hardware && S->settled
+           && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
+  lastwhy[0] = 0;
+  if (merged)
+    snprintf(i == 1 ? why : lastwhy, sizeof why, "the step after level %d spans %.0f-%.0f "
+             "pages, more than a factor %d: %s", i + 1, c->pt[L[i].a].k, c->pt[L[i].b].k,
+             MERGED_SPAN, i == 1 ? "two levels may have merged into one (a shared level "
+             "other tenants leave little of)" : "a shared level other tenants take, or two "
+             "levels seen as one");
+  if (why[0])
+    xray__value_unknown(vlev, why);
+  else if (!S->settled) {
+    snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
+             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
+             "beyond the %d found may follow", c->pt[c->npt - 1].k,
+             m->hardware ? ", 50 ns or more" : "",
+             c->out_of_time ? " within the time budget (--budget)" : "", nl);
+    xray__value_unknown(vlev, unsettled);
+  } else {
+    snprintf(method, sizeof method, "steps in the time per load through %g-%.0f random "
+             "whole pages", K_MIN, c->pt[c->npt - 1].k);
+    xray__value_measured(vlev, nl, method);
+  }
+  for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++)
+    if (report_level(c, S, r, i, why, lastwhy)) {
+      rc = -1;
+      break;
+    }
+  confirm_count(c, r, vlev, nl);
+  report_memory(c, S, r, why, merged, unsettled);
   free(c->pool);
   free(c->off);
   free(c->blk);
