@@ -298,69 +298,51 @@ strided(struct tc *c, size_t n, uint64_t s)
   return xray__chase_time(c->m, c->off, n, XRAY_ARENA_SMALL, &c->rng, "tlb-page", layout);
 }
 
-static int
-tlb_run(xray_machine *m, xray_report *r)
-{
-  xray_value *vpage = xray_report_add(r, "XRAY_PAGE_SIZE", "base page size seen by the TLB",
-                                      "bytes");
-  xray_value *ve1 = xray_report_add(r, "XRAY_DTLB_ENTRIES", "first-level data TLB entries",
-                                    "entries");
-  xray_value *va1 = xray_report_add(r, "XRAY_DTLB_ASSOC",
-                                    "first-level data TLB associativity", "ways");
-  xray_value *ve2 = xray_report_add(r, "XRAY_L2TLB_ENTRIES", "second-level TLB entries",
-                                    "entries");
-  xray_value *va2 = xray_report_add(r, "XRAY_L2TLB_ASSOC", "second-level TLB associativity",
-                                    "ways");
-  xray_value *vm1 = xray_report_add(r, "XRAY_DTLB_MISS_LATENCY",
-                                    "cost of a first-level miss that hits the second level",
-                                    "cycles");
-  xray_value *vm = xray_report_add(r, "XRAY_TLB_MISS_LATENCY",
-                                   "cost of a miss in every TLB level (page walk)", "cycles");
-  struct tc c = { 0 };
-  struct xray__curve cv = { 0 };
+/* What tlb_run has established so far. */
+struct found {
   struct xray__step st[MAX_STEPS];
-  size_t ns, i, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted = 0, e1_strides = 0;
-  char e1why[120] = "";
-  int exact[2] = { 0, 0 };
-  char method[200], why[200], whys[2][200];
+  size_t ns, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted, e1_strides;
+  int exact[2];
+  char e1why[120], whys[2][200];
+};
 
-  if (!vm || !(c.off = malloc(2 * K_MAX * sizeof *c.off)))
-    return -1;
-  c.m = m;
-  c.rng = UINT64_C(0xa4093822299f31d0);
-  c.page = m->page ? m->page : 4096;
-  xray__scan(&cv, K_MIN, K_MAX, 4, point, &c);
-  ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, st, MAX_STEPS);
-  if (ns == 0) {
-    snprintf(why, sizeof why, "%.190s", c.failed ? m->error
-             : "translation costs nothing measurable up to 16384 pages");
-    xray__value_unknown(vpage, why), xray__value_unknown(ve1, why), xray__value_unknown(va1, why), xray__value_unknown(ve2, why), xray__value_unknown(va2, why);
-    xray__value_unknown(vm1, why), xray__value_unknown(vm, why);
-    goto out;
-  }
+/* The probe's values. */
+struct tvals {
+  xray_value *page, *e1, *a1, *e2, *a2, *m1, *m;
+};
+
+/* Each level's entries: rough, then exact where a ramp allows; the first
+ * level's ways. */
+static void
+count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
+{
+  size_t i;
+
   /* A quarter of the way up the step, each point the median of three:
    * the middle read 65-66 for a 64-entry DTLB and up to 2667 for a
    * 2048-entry L2 TLB here (a set-associative level overflows one set at a
    * time past its entry count, and the shared host adds a slope).  That is
    * the rough count; exact_entries finds the exact one from it. */
-  for (i = 0; i < ns && i < 2; i++) {
-    rough[i] = edge(&c, (size_t) cv.x[st[i].last_low], (size_t) cv.x[st[i].first_high],
-                    st[i].lo + ONSET * (st[i].hi - st[i].lo)) - 1;
-    exact[i] = !exact_entries(&c, (double) rough[i], i ? e[i - 1] : 0, st[i].hi - st[i].lo,
-                              &e[i], &stride[i], whys[i], sizeof whys[i]);
-    if (!exact[i])
-      e[i] = rough[i];
+  for (i = 0; i < f->ns && i < 2; i++) {
+    const struct xray__step *st = &f->st[i];
+    f->rough[i] = edge(c, (size_t) cv->x[st->last_low], (size_t) cv->x[st->first_high],
+                       st->lo + ONSET * (st->hi - st->lo)) - 1;
+    f->exact[i] = !exact_entries(c, (double) f->rough[i], i ? f->e[i - 1] : 0,
+                                 st->hi - st->lo, &f->e[i], &f->stride[i], f->whys[i],
+                                 sizeof f->whys[i]);
+    if (!f->exact[i])
+      f->e[i] = f->rough[i];
   }
   /* The first level once more, a second level's measurement later: the
    * host's SMT sibling holds some of its entries for a second or more at
    * a time (the 64-entry DTLB read 59-63 in 4 of 10 runs here), and takes
    * them only away, so of two clean counts the larger is the level's. */
-  if (exact[0] && ns > 1) {
+  if (f->exact[0] && f->ns > 1) {
     size_t e2, s2;
     char w2[200];
-    if (!exact_entries(&c, (double) rough[0], 0, st[0].hi - st[0].lo, &e2, &s2, w2,
-                       sizeof w2) && e2 > e[0])
-      e[0] = e2, stride[0] = s2;
+    if (!exact_entries(c, (double) f->rough[0], 0, f->st[0].hi - f->st[0].lo, &e2, &s2, w2,
+                       sizeof w2) && e2 > f->e[0])
+      f->e[0] = e2, f->stride[0] = s2;
   }
   /* Ways of the first level: pages 4096 apart share one set of any level
    * with up to 4096 sets, so they start to cost where they outnumber its
@@ -368,27 +350,42 @@ tlb_run(xray_machine *m, xray_report *r)
    * sets or more has at most half its entries in one; more than that in
    * one set is a fully associative level, and as many entries at least
    * (the sibling takes entries from either count, at different times). */
-  ways = ramp_count(&c, WAYS_STRIDE, 1, ceil(1.5 * (double) e[0]), st[0].hi - st[0].lo);
-  if (exact[0] && ways > e[0])
-    e[0] = ways, stride[0] = WAYS_STRIDE;
+  f->ways = ramp_count(c, WAYS_STRIDE, 1, ceil(1.5 * (double) f->e[0]), f->st[0].hi - f->st[0].lo);
+  if (f->exact[0] && f->ways > f->e[0])
+    f->e[0] = f->ways, f->stride[0] = WAYS_STRIDE;
   /* A second level with no exact count gets one more try, later: its
    * ramp was lost to the sibling for a while (1472 entries for 2048, the
    * rough count, once in a make check). */
-  if (ns > 1 && !exact[1] && !c.failed)
-    exact[1] = !exact_entries(&c, (double) rough[1], e[0], st[1].hi - st[1].lo, &e[1],
-                              &stride[1], whys[1], sizeof whys[1]);
-  if (ns > 1 && !exact[1])
-    e[1] = rough[1];
-  if (c.failed)
-    xray__value_unknown(va1, m->error);
-  else if (!ways)
-    xray__value_unknown(va1, "no clean step with pages 4096 apart");
+  if (f->ns > 1 && !f->exact[1] && !c->failed)
+    f->exact[1] = !exact_entries(c, (double) f->rough[1], f->e[0],
+                                 f->st[1].hi - f->st[1].lo, &f->e[1],
+                              &f->stride[1], f->whys[1], sizeof f->whys[1]);
+  if (f->ns > 1 && !f->exact[1])
+    f->e[1] = f->rough[1];
+}
+
+static void
+report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
+{
+  char method[200];
+
+  if (c->failed)
+    xray__value_unknown(v->a1, c->m->error);
+  else if (!f->ways)
+    xray__value_unknown(v->a1, "no clean step with pages 4096 apart");
   else {
     snprintf(method, sizeof method, "pages 4096 apart, one line each, less the same lines "
-             "packed: translation costs from %zu pages on%s", ways + 1,
-             2 * ways > e[0] ? ", more than half the entries: fully associative" : "");
-    xray__value_measured(va1, (double) (2 * ways > e[0] ? e[0] : ways), method);
+             "packed: translation costs from %zu pages on%s", f->ways + 1,
+             2 * f->ways > f->e[0] ? ", more than half the entries: fully associative" : "");
+    xray__value_measured(v->a1, (double) (2 * f->ways > f->e[0] ? f->e[0] : f->ways), method);
   }
+}
+
+static void
+l2_ways(struct tc *c, struct found *f, struct tvals *v)
+{
+  char method[200], why[200];
+
   /* Ways of the second level: pages 4096 apart again, now with a quarter
    * more pages than the first level holds in other sets, so that every
    * load looks the second level up; the strided pages cost a walk once
@@ -396,148 +393,222 @@ tlb_run(xray_machine *m, xray_report *r)
    * all the pages (11 cycles a load here, from 7), so the step looked for
    * is an eighth of a walk.  The ways must divide the entries (a pass in
    * which the sibling held an entry once counted 7). */
-  if (ns > 1 && exact[1] && !c.failed) {
+  if (f->ns > 1 && f->exact[1] && !c->failed) {
     size_t w2;
     double snapped;
-    c.fill = e[0] + e[0] / 4 + 1;
-    w2 = ramp_count(&c, WAYS_STRIDE, 1, WAYS2_MAX, (st[1].hi - st[0].hi) / 8);
-    c.fill = 0;
-    if (c.failed)
-      xray__value_unknown(va2, m->error);
+    c->fill = f->e[0] + f->e[0] / 4 + 1;
+    w2 = ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
+    c->fill = 0;
+    if (c->failed)
+      xray__value_unknown(v->a2, c->m->error);
     else if (!w2)
-      xray__value_unknown(va2, "no clean step with pages 4096 apart among pages that keep "
+      xray__value_unknown(v->a2, "no clean step with pages 4096 apart among pages that keep "
                           "the first level missing");
-    else if (2 * w2 > e[1]) {
-      xray__value_measured(va2, (double) e[1], "pages 4096 apart among pages that keep the "
+    else if (2 * w2 > f->e[1]) {
+      xray__value_measured(v->a2, (double) f->e[1], "pages 4096 apart among pages that keep the "
                            "first level missing: more than half the entries in one set, "
                            "fully associative");
-      e1_counted = e[1];
+      f->e1_counted = f->e[1];
     }
-    else if (fabs((snapped = w2 * exp2(floor(log2((double) e[1] / w2) + 0.5))) - (double) e[1])
-             > SETS_SNAP * (double) e[1]) {
+    else if (fabs((snapped = w2 * exp2(floor(log2((double) f->e[1] / w2) + 0.5)))
+                  - (double) f->e[1])
+             > SETS_SNAP * (double) f->e[1]) {
       snprintf(why, sizeof why, "pages 4096 apart among pages that keep the first level "
                "missing cost from %zu pages on, and %zu entries are not %zu ways of a power "
-               "of two sets", w2 + 1, e[1], w2);
-      xray__value_unknown(va2, why);
-      snprintf(e1why, sizeof e1why, "not its ways x a power of two sets");
+               "of two sets", w2 + 1, f->e[1], w2);
+      xray__value_unknown(v->a2, why);
+      snprintf(f->e1why, sizeof f->e1why, "not its ways x a power of two sets");
     } else {
       snprintf(method, sizeof method, "pages 4096 apart among %zu that keep the first level "
                "missing, one line each, less the same lines packed: walks from %zu pages on",
-               e[0] + e[0] / 4 + 1, w2 + 1);
-      xray__value_measured(va2, (double) w2, method);
-      e1_counted = e[1];
-      e[1] = (size_t) snapped;
+               f->e[0] + f->e[0] / 4 + 1, w2 + 1);
+      xray__value_measured(v->a2, (double) w2, method);
+      f->e1_counted = f->e[1];
+      f->e[1] = (size_t) snapped;
     }
   } else
-    xray__value_unknown(va2, ns > 1 ? "needs the second level's exact entry count, which was "
+    xray__value_unknown(v->a2, f->ns > 1 ? "needs the second level's exact entry count, which was "
                         "not established"
                         : "one step only in the translation cost up to 16384 pages");
+}
+
+static void
+recount_l2(struct tc *c, struct found *f)
+{
   /* A second level's count with no ways to check it against needs another
    * view: the count at half the stride (twice the pages), which must come
    * out the same within a stride's worth of entries.  (Zen 5 read
    * 4000-4734 for 4096 with its ways unknown.) */
-  if (ns > 1 && exact[1] && !e1_counted && !e1why[0] && !c.failed) {
-    size_t s2 = stride[1] / 2, k2 = 0;
-    double r = (double) e[1] / (double) (s2 ? s2 : 1);
+  if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed) {
+    size_t s2 = f->stride[1] / 2, k2 = 0;
+    double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
     if (s2)
-      k2 = ramp_count(&c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r), st[1].hi - st[1].lo);
+      k2 = ramp_count(c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r), f->st[1].hi - f->st[1].lo);
     if (!s2)
-      snprintf(e1why, sizeof e1why, "counted at one stride only, and its ways are not known");
-    else if (!k2 || fabs((double) (k2 * s2) - (double) e[1])
-                    > fmax((double) stride[1], STRIDES_AGREE * (double) e[1]))
-      snprintf(e1why, sizeof e1why, "pages %zu apart counted %zu%s", s2, k2 * s2,
+      snprintf(f->e1why, sizeof f->e1why, "counted at one stride only, and its ways are not known");
+    else if (!k2 || fabs((double) (k2 * s2) - (double) f->e[1])
+                    > fmax((double) f->stride[1], STRIDES_AGREE * (double) f->e[1]))
+      snprintf(f->e1why, sizeof f->e1why, "pages %zu apart counted %zu%s", s2, k2 * s2,
                k2 ? "" : " (no clean ramp)");
     else
-      e1_strides = k2 * s2;
+      f->e1_strides = k2 * s2;
   }
-  for (i = 0; i < ns && i < 2; i++) {
-    if (exact[i] && stride[i] == WAYS_STRIDE)
+}
+
+static void
+report_entries(struct found *f, struct tvals *v)
+{
+  char method[200];
+  size_t i;
+
+  for (i = 0; i < f->ns && i < 2; i++) {
+    if (f->exact[i] && f->stride[i] == WAYS_STRIDE)
       snprintf(method, sizeof method, "pages %d apart, one line each, less the same lines "
                "packed: translation costs from %zu pages on, the largest count of the level "
-               "(fully associative)", WAYS_STRIDE, e[i] + 1);
-    else if (exact[i])
+               "(fully associative)", WAYS_STRIDE, f->e[i] + 1);
+    else if (f->exact[i])
       snprintf(method, sizeof method, "pages %zu apart in random order, one line each, less "
-               "the same lines packed: translation costs from %zu pages on%s", stride[i],
-               e[i] / stride[i] + 1, i == 0 ? ", the largest count of the level" : "");
+               "the same lines packed: translation costs from %zu pages on%s", f->stride[i],
+               f->e[i] / f->stride[i] + 1, i == 0 ? ", the largest count of the level" : "");
     else {
       snprintf(method, sizeof method, "consecutive pages, one line each, less the same lines "
                "packed: a quarter of the way up the step at %zu pages (not exact: %.100s)",
-               rough[i] + 1, whys[i]);
+               f->rough[i] + 1, f->whys[i]);
     }
-    if (i == 1 && e1_counted && e1_counted != e[1]) {
+    if (i == 1 && f->e1_counted && f->e1_counted != f->e[1]) {
       size_t len = strlen(method);
       snprintf(method + len, sizeof method - len, "; counted %zu: the nearest ways x a power "
-               "of two sets", e1_counted);
-    } else if (i == 1 && e1_strides) {
+               "of two sets", f->e1_counted);
+    } else if (i == 1 && f->e1_strides) {
       size_t len = strlen(method);
-      snprintf(method + len, sizeof method - len, "; pages %zu apart: %zu", stride[1] / 2,
-               e1_strides);
-    } else if (i == 1 && e1why[0] && exact[1]) {
+      snprintf(method + len, sizeof method - len, "; pages %zu apart: %zu", f->stride[1] / 2,
+               f->e1_strides);
+    } else if (i == 1 && f->e1why[0] && f->exact[1]) {
       size_t len = strlen(method);
-      snprintf(method + len, sizeof method - len, "; not confirmed: %s", e1why);
+      snprintf(method + len, sizeof method - len, "; not confirmed: %s", f->e1why);
     }
-    xray__value_measured(i ? ve2 : ve1, (double) e[i], method);
+    xray__value_measured(i ? v->e2 : v->e1, (double) f->e[i], method);
     /* A rough count is a guess from the shape of a step, not a second view. */
-    (i ? ve2 : ve1)->unconfirmed = !exact[i] || (i == 1 && e1why[0]);
+    (i ? v->e2 : v->e1)->unconfirmed = !f->exact[i] || (i == 1 && f->e1why[0]);
   }
-  if (ns > 1) {
-    xray__value_measured(vm1, floor(st[0].hi - st[0].lo + 0.5), "plateau after the first step");
-    vm1->exact = st[0].hi - st[0].lo;
-    xray__value_measured(vm, floor(st[1].hi - st[0].lo + 0.5), "plateau after the second step");
-    vm->exact = st[1].hi - st[0].lo;
+}
+
+static void
+report_costs(struct found *f, struct tvals *v)
+{
+  if (f->ns > 1) {
+    xray__value_measured(v->m1, floor(f->st[0].hi - f->st[0].lo + 0.5),
+                         "plateau after the first step");
+    v->m1->exact = f->st[0].hi - f->st[0].lo;
+    xray__value_measured(v->m, floor(f->st[1].hi - f->st[0].lo + 0.5),
+                         "plateau after the second step");
+    v->m->exact = f->st[1].hi - f->st[0].lo;
     /* A step whose extent was only guessed may not be the TLB's (a
      * cache's conflicts among pages of random colour also cost): its
      * cost is no more sure than its count. */
-    vm1->unconfirmed = !exact[0];
-    vm->unconfirmed = !exact[1];
+    v->m1->unconfirmed = !f->exact[0];
+    v->m->unconfirmed = !f->exact[1];
     /* A miss in every level costs the second level's lookup and a page
      * walk, which reads the page tables from the caches, so at least twice
      * what a miss the second level catches costs (Zen 5 once read a full
      * miss of 11 cycles after a first-level miss of 7): if not, neither
      * step is sure. */
-    if (!(st[1].hi - st[0].lo >= 2 * (st[0].hi - st[0].lo))) {
-      xray__value_doubt(vm, "; not confirmed: not twice the first-level miss");
-      vm1->unconfirmed = 1;
+    if (!(f->st[1].hi - f->st[0].lo >= 2 * (f->st[0].hi - f->st[0].lo))) {
+      xray__value_doubt(v->m, "; not confirmed: not twice the first-level miss");
+      v->m1->unconfirmed = 1;
     }
   } else {
-    xray__value_unknown(ve2, "one step only in the translation cost up to 16384 pages");
-    xray__value_unknown(va2, "one step only in the translation cost up to 16384 pages");
-    xray__value_unknown(vm1, "one TLB level: see XRAY_TLB_MISS_LATENCY");
-    xray__value_measured(vm, floor(st[0].hi - st[0].lo + 0.5), "plateau after the step");
-    vm->exact = st[0].hi - st[0].lo;
-    vm->unconfirmed = !exact[0];
+    xray__value_unknown(v->e2, "one step only in the translation cost up to 16384 pages");
+    xray__value_unknown(v->a2, "one step only in the translation cost up to 16384 pages");
+    xray__value_unknown(v->m1, "one TLB level: see XRAY_TLB_MISS_LATENCY");
+    xray__value_measured(v->m, floor(f->st[0].hi - f->st[0].lo + 0.5), "plateau after the step");
+    v->m->exact = f->st[0].hi - f->st[0].lo;
+    v->m->unconfirmed = !f->exact[0];
   }
+}
+
+static void
+report_page(struct tc *c, struct found *f, struct tvals *v)
+{
+  char method[200];
+
   /* Page size: 3 E1 / 2 lines s apart use 3 E1 / 4 pages at s = page / 2
    * and 3 E1 / 2 at s = page.  (Not 2 E1 lines: E1 pages at page / 2
    * left no room for the entries the host's SMT sibling holds, and twice
    * in 10 runs the page read 1024.) */
   {
-    double mid = (st[0].lo + st[0].hi) / 2, y;
+    double mid = (f->st[0].lo + f->st[0].hi) / 2, y;
     uint64_t s;
-    size_t n = 3 * e[0] / 2;
+    size_t n = 3 * f->e[0] / 2;
     /* The jump must hold at the next stride too: one noisy point is not a
      * page boundary. */
     for (s = 1024; s <= ((uint64_t) 1 << 22); s *= 2)
-      if ((y = strided(&c, n, s)) >= mid && strided(&c, n, 2 * s) >= mid)
+      if ((y = strided(c, n, s)) >= mid && strided(c, n, 2 * s) >= mid)
         break;
     if (s <= ((uint64_t) 1 << 22)) {
       double os;
       char src[48];
       snprintf(method, sizeof method, "%zu lines s bytes apart miss the first level from "
                "s = %llu", n, (unsigned long long) s);
-      xray__value_measured(vpage, (double) s, method);
+      xray__value_measured(v->page, (double) s, method);
       /* The chains are in base pages: the OS's base page is the second
        * view, and a step at another stride was something else's (a step
        * of cache conflicts read 1024 on a simulated machine without a
        * TLB), or came from a first level that is not the TLB's. */
-      if (xray__os_view(m, "XRAY_PAGE_SIZE", &os, src, sizeof src) != 0 || os != (double) s
-          || !exact[0])
-        xray__value_doubt(vpage, "; not confirmed: %s", !exact[0] ? "the first level's count "
+      if (xray__os_view(c->m, "XRAY_PAGE_SIZE", &os, src, sizeof src) != 0 || os != (double) s
+          || !f->exact[0])
+        xray__value_doubt(v->page, "; not confirmed: %s", !f->exact[0] ? "the first level's count "
                           "is not exact" : "the OS's base page differs, or it gives none");
     } else
-      xray__value_unknown(vpage, "no stride up to 4 MB made the first level miss");
+      xray__value_unknown(v->page, "no stride up to 4 MB made the first level miss");
   }
-out:
+}
+
+static int
+tlb_run(xray_machine *m, xray_report *r)
+{
+  struct tvals v;
+  struct tc c = { 0 };
+  struct xray__curve cv = { 0 };
+  struct found f;
+  char why[200];
+
+  v.page = xray_report_add(r, "XRAY_PAGE_SIZE", "base page size seen by the TLB", "bytes");
+  v.e1 = xray_report_add(r, "XRAY_DTLB_ENTRIES", "first-level data TLB entries", "entries");
+  v.a1 = xray_report_add(r, "XRAY_DTLB_ASSOC", "first-level data TLB associativity", "ways");
+  v.e2 = xray_report_add(r, "XRAY_L2TLB_ENTRIES", "second-level TLB entries", "entries");
+  v.a2 = xray_report_add(r, "XRAY_L2TLB_ASSOC", "second-level TLB associativity", "ways");
+  v.m1 = xray_report_add(r, "XRAY_DTLB_MISS_LATENCY",
+                         "cost of a first-level miss that hits the second level", "cycles");
+  v.m = xray_report_add(r, "XRAY_TLB_MISS_LATENCY",
+                        "cost of a miss in every TLB level (page walk)", "cycles");
+  if (!v.m || !(c.off = malloc(2 * K_MAX * sizeof *c.off)))
+    return -1;
+  memset(&f, 0, sizeof f);
+  c.m = m;
+  c.rng = UINT64_C(0xa4093822299f31d0);
+  c.page = m->page ? m->page : 4096;
+  xray__scan(&cv, K_MIN, K_MAX, 4, point, &c);
+  f.ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, f.st, MAX_STEPS);
+  if (f.ns == 0) {
+    snprintf(why, sizeof why, "%.190s", c.failed ? m->error
+             : "translation costs nothing measurable up to 16384 pages");
+    xray__value_unknown(v.page, why);
+    xray__value_unknown(v.e1, why);
+    xray__value_unknown(v.a1, why);
+    xray__value_unknown(v.e2, why);
+    xray__value_unknown(v.a2, why);
+    xray__value_unknown(v.m1, why);
+    xray__value_unknown(v.m, why);
+  } else {
+    count_levels(&c, &cv, &f);
+    report_dtlb_ways(&c, &f, &v);
+    l2_ways(&c, &f, &v);
+    recount_l2(&c, &f);
+    report_entries(&f, &v);
+    report_costs(&f, &v);
+    report_page(&c, &f, &v);
+  }
   xray__curve_free(&cv);
   free(c.off);
   return 0;
