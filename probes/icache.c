@@ -205,6 +205,7 @@ shares(double x, double edge)
  * reason in why. */
 struct once {
   double l1i, uop;
+  int uop_seen_twice;           /* an 8-byte NOP edge at the same op count */
   int l1i_gradual, uop_gradual;
   char why[200];
 };
@@ -250,6 +251,7 @@ measure_once(xray_machine *m, struct once *o)
   size_t wl = sizeof o->why;
 
   o->l1i = o->uop = NAN;
+  o->uop_seen_twice = 0;
   o->why[0] = 0;
   /* The 4-byte NOPs first: past their op-cache edge they run at the
    * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
@@ -311,8 +313,17 @@ measure_once(xray_machine *m, struct once *o)
     double x = edge(&c4, &cv4, &st4, st4.lo, &o->uop_gradual);
     for (a = 0; a < ne[0] && !shares(x, e[0][a]); a++)
       ;
-    if (a == ne[0])
+    if (a == ne[0]) {
+      const struct xray_stmt *s8 = xray__stmt_find(fetch_kernels[0]);
       o->uop = x / c4.s->len * c4.s->ops;
+      /* The second view: an op cache holds ops, not bytes, so the 8-byte
+       * NOPs (half the ops per byte) leave it at the same op count, where
+       * that is below their L1I edge.  A step of the 4-byte NOPs alone is
+       * not one. */
+      for (a = 0; a < ne[0]; a++)
+        if (fabs(e[0][a] / s8->len * s8->ops - o->uop) <= 2 * AGREE * o->uop)
+          o->uop_seen_twice = 1;
+    }
   } else
     o->uop = 0;
   rc = 0;
@@ -483,7 +494,7 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *uop = xray_report_add(r, "XRAY_UOP_CACHE_OPS",
                                     "decoded-op cache capacity (0: none found)", "ops");
   double l1[MAX_RUNS], up[MAX_RUNS], deadline;
-  int clean[MAX_RUNS], n = 0;
+  int clean[MAX_RUNS], n = 0, twice = 0;
   struct once o = { 0 };
 
   if (!l1i || !uop)
@@ -509,6 +520,7 @@ icache_run(xray_machine *m, xray_report *r)
     }
     l1[n] = o.l1i;
     up[n] = o.uop;
+    twice += o.uop_seen_twice;
     /* Clean: at most 3 % of its points without two full-speed samples (a
      * disturbed run has tens of them; a good one, none to five in 190). */
     unsure2 = xray__machine_unsure(m, &measured2);
@@ -527,6 +539,9 @@ icache_run(xray_machine *m, xray_report *r)
            o.uop_gradual, 1,
            "4-byte NOP loops step only at the L1I edge: an op cache, if any, holds at "
            "least as much of this code as the L1I, and its size is not seen");
+  if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !twice)
+    xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
+                      "(a step of the 4-byte NOPs alone may be something else's)");
   return 0;
 }
 
