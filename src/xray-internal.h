@@ -43,7 +43,7 @@ struct xray_stmt {
 #define XRAY_LOOP_TAIL_BYTES 8
 #define XRAY_LOOP_TAIL_OPS 3
 
-struct xray_mcode {
+struct xray__machine_code {
   void *mem;
   size_t maplen;
   unsigned char *end;           /* address of the loop tail */
@@ -51,16 +51,16 @@ struct xray_mcode {
   const struct xray_stmt *stmt;
 };
 
-const char *xray__mcode_isa(void);
+const char *xray__machine_code_isa(void);
 const struct xray_stmt *xray__stmt_find(const char *name);
 const struct xray_stmt *xray__stmt_at(size_t i);
-struct xray_mcode *xray__mcode_new(const struct xray_stmt *s, size_t nmax,
+struct xray__machine_code *xray__machine_code_new(const struct xray_stmt *s, size_t nmax,
                                    char *err, size_t errlen);
-void xray__mcode_free(struct xray_mcode *k);
-void xray__mcode_run(const struct xray_mcode *k, size_t n, uint64_t iters);
-int xray__mcode_bytes(const struct xray_stmt *s, size_t nmax,
+void xray__machine_code_free(struct xray__machine_code *k);
+void xray__machine_code_run(const struct xray__machine_code *k, size_t n, uint64_t iters);
+int xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax,
                       unsigned char **out, size_t *outlen);
-int xray__mcode_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
+int xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
 
 /* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
 enum xray_cstyle { XRAY_STYLE_BARRIER, XRAY_STYLE_SWITCH };
@@ -84,17 +84,17 @@ int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cf
  * generated unit defines xray_kernel_K(iters) and xray_avail_K for each
  * kernel K (barrier form); a type the compiler lacks at these flags
  * (__m512d without AVX-512) compiles to an unavailable kernel. */
-int xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
+int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
 /* The preprocessor condition for a type: NULL for a plain C type, "0" for
  * a type xray does not know, else e.g. "defined(__AVX__)". */
 const char *xray__type_condition(const char *type);
 /* Register class of a known type: 0 integer, 1 floating scalar, 2 vector. */
 int xray__type_class(const char *type);
 
-struct xray__kset {
+struct xray__kernel_set {
   void *dl;
   size_t n;
-  struct xray__kset_k {
+  struct xray__kernel_set_k {
     long (*fn)(long);
     int avail;                  /* the compiler offers the type */
     int w;                      /* statements per iteration */
@@ -102,9 +102,9 @@ struct xray__kset {
   } *k;
 };
 
-int xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n,
+int xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n,
                        const char *cc, const char *cflags, char *err, size_t errlen);
-void xray__kset_free(struct xray__kset *s);
+void xray__kernel_set_free(struct xray__kernel_set *s);
 
 /* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
  * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
@@ -377,7 +377,7 @@ struct xray_machine {
 
 /* sim/core.c: the simulated core (clock, operations, registers, FMA, CPUs),
  * part of the simulated machine. */
-struct xray__simcpu {
+struct xray__sim_core {
   double mhz, tsc, drift;       /* core and TSC clocks; drift: relative change per probe */
   double lat[2][4], thru[2][4]; /* [int, fp][add, mul, div, fma]: cycles, ops per cycle */
   int regs[3];                  /* variables that fit in registers: int, fp, vector */
@@ -392,16 +392,16 @@ struct xray__simcpu {
   size_t nk;
 };
 
-void xray__simcpu_init(struct xray__simcpu *c);
-void xray__simcpu_free(struct xray__simcpu *c);
+void xray__sim_core_init(struct xray__sim_core *c);
+void xray__sim_core_free(struct xray__sim_core *c);
 /* 1 if key is a core item (set from val), 0 if not, -1 on a bad value. */
-int xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char *err,
+int xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, char *err,
                       size_t errlen);
-int xray__simcpu_truth(const struct xray__simcpu *c, const char *name, double *v);
-int xray__simcpu_kbuild(struct xray__simcpu *c, const struct xray_cspec *k, size_t n,
+int xray__sim_core_truth(const struct xray__sim_core *c, const char *name, double *v);
+int xray__sim_core_kbuild(struct xray__sim_core *c, const struct xray_cspec *k, size_t n,
                         char *err, size_t errlen);
 /* Noise-free cycles per statement; NAN with *avail 0 if unavailable. */
-double xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack);
+double xray__sim_core_ktime(struct xray__sim_core *c, size_t i, int *avail, double *stack);
 
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);

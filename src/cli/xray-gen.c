@@ -148,9 +148,9 @@ main(int argc, char **argv)
       return 2;
     }
     if (lang[0] == 'a')
-      xray__mcode_write_asm(stdout, s, (size_t) count);
+      xray__machine_code_write_asm(stdout, s, (size_t) count);
     else {
-      if (xray__mcode_bytes(s, (size_t) count, &bytes, &len)) {
+      if (xray__machine_code_bytes(s, (size_t) count, &bytes, &len)) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return 1;
       }

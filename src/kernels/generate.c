@@ -270,7 +270,7 @@ xray__type_class(const char *t)
 }
 
 int
-xray__gen_kset(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen)
+xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen)
 {
   size_t i;
   int vectors = 0;

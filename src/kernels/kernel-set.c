@@ -16,7 +16,7 @@
 #include <string.h>
 
 void
-xray__kset_free(struct xray__kset *s)
+xray__kernel_set_free(struct xray__kernel_set *s)
 {
   if (s->dl)
     dlclose(s->dl);
@@ -69,7 +69,7 @@ branch_line(const char *line)
  * last one (the loop counter needs a register too).  -1 where the markers
  * are missing (e.g. -flto, or -S output that is not assembly). */
 static void
-static_check(struct xray__kset *s, const char *asm_path)
+static_check(struct xray__kernel_set *s, const char *asm_path)
 {
   FILE *f = fopen(asm_path, "r");
   char line[1024];
@@ -155,11 +155,11 @@ gen_set(FILE *f, const void *arg, char *err, size_t errlen)
 {
   const struct set_args *a = arg;
 
-  return xray__gen_kset(f, a->c, a->n, err, errlen);
+  return xray__gen_kernel_set(f, a->c, a->n, err, errlen);
 }
 
 int
-xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, const char *cc,
+xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n, const char *cc,
                    const char *cflags, char *err, size_t errlen)
 {
   static const char *const names[3] = { "k.s", "k.so", "cc.log" };
@@ -169,7 +169,7 @@ xray__kset_compile(struct xray__kset *s, const struct xray_cspec *c, size_t n, c
   size_t i;
   int rc = -1;
 
-  xray__kset_free(s);
+  xray__kernel_set_free(s);
   if (!(s->k = calloc(n, sizeof *s->k))) {
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -229,6 +229,6 @@ out:
   free(qso);
   xray__tmp_close();
   if (rc)
-    xray__kset_free(s);
+    xray__kernel_set_free(s);
   return rc;
 }

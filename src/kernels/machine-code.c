@@ -12,7 +12,7 @@
  * E is 64-byte aligned.  Entering at E - n*len runs the last n statements,
  * so one buffer serves every size up to nmax without rewriting code (which
  * would be self-modifying and cost a pipeline flush).  The same layout is
- * printed as GNU assembler text by xray__mcode_write_asm(), and the tests
+ * printed as GNU assembler text by xray__machine_code_write_asm(), and the tests
  * assemble that text and compare it byte for byte with this encoder. */
 #include "xray-internal.h"
 
@@ -66,7 +66,7 @@ static const unsigned char tail[] = { 0x48, 0xff, 0xcf,         /* dec %rdi */
 #define NSTMTS (sizeof stmts / sizeof stmts[0])
 
 const char *
-xray__mcode_isa(void)
+xray__machine_code_isa(void)
 {
   return XRAY_MCODE_ISA;
 }
@@ -114,7 +114,7 @@ encode(unsigned char *buf, const struct xray_stmt *s, size_t nmax)
 }
 
 int
-xray__mcode_bytes(const struct xray_stmt *s, size_t nmax,
+xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax,
                   unsigned char **out, size_t *outlen)
 {
   size_t body, end, total;
@@ -128,7 +128,7 @@ xray__mcode_bytes(const struct xray_stmt *s, size_t nmax,
 }
 
 int
-xray__mcode_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax)
+xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax)
 {
   size_t body, end, total;
 
@@ -149,10 +149,10 @@ xray__mcode_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax)
   return ferror(f) ? -1 : 0;
 }
 
-struct xray_mcode *
-xray__mcode_new(const struct xray_stmt *s, size_t nmax, char *err, size_t errlen)
+struct xray__machine_code *
+xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t errlen)
 {
-  struct xray_mcode *k;
+  struct xray__machine_code *k;
   size_t body, end, total, pg = (size_t) sysconf(_SC_PAGESIZE);
   void *mem;
 
@@ -190,7 +190,7 @@ xray__mcode_new(const struct xray_stmt *s, size_t nmax, char *err, size_t errlen
 }
 
 void
-xray__mcode_free(struct xray_mcode *k)
+xray__machine_code_free(struct xray__machine_code *k)
 {
   if (k) {
     munmap(k->mem, k->maplen);
@@ -199,7 +199,7 @@ xray__mcode_free(struct xray_mcode *k)
 }
 
 void
-xray__mcode_run(const struct xray_mcode *k, size_t n, uint64_t iters)
+xray__machine_code_run(const struct xray__machine_code *k, size_t n, uint64_t iters)
 {
   void (*fn)(uint64_t, const void *);
   const void *entry = k->end - n * k->stmt->len;

@@ -12,7 +12,7 @@
 #define MAX_KINDS 8
 
 struct run_ctx {
-  const struct xray_mcode *code;
+  const struct xray__machine_code *code;
   size_t n;
 };
 
@@ -22,7 +22,7 @@ struct run_ctx {
  * time taken when it was not. */
 struct kind {
   const struct xray_stmt *stmt;
-  struct xray_mcode *code;
+  struct xray__machine_code *code;
   struct run_ctx refctx;
   struct xray__ref ref;
 };
@@ -34,8 +34,8 @@ struct real {
   double ticks_per_cycle;
   double c_core_hz;             /* the clock as the C path measures it */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
-  struct xray__kset kset;       /* the last kernel set built */
-  struct xray__kset chain;      /* the C add chain, where there is no machine code */
+  struct xray__kernel_set kernels;   /* the last kernel set built */
+  struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
 };
 
 static void
@@ -43,7 +43,7 @@ run_code(void *ctx, uint64_t iters)
 {
   const struct run_ctx *r = ctx;
 
-  xray__mcode_run(r->code, r->n, iters);
+  xray__machine_code_run(r->code, r->n, iters);
 }
 
 /* Largest loop any probe asks for: 2 MB of code. */
@@ -61,7 +61,7 @@ kind_for(struct real *m, const struct xray_stmt *s)
     return NULL;
   k = &m->kind[i];
   if (!k->code) {
-    k->code = xray__mcode_new(s, CODE_BYTES_MAX / s->len, m->base.error, sizeof m->base.error);
+    k->code = xray__machine_code_new(s, CODE_BYTES_MAX / s->len, m->base.error, sizeof m->base.error);
     if (!k->code)
       return NULL;
     k->stmt = s;
@@ -185,14 +185,14 @@ real_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
 {
   struct real *m = (struct real *) base;
 
-  return xray__kset_compile(&m->kset, c, n, base->cc, base->cflags, base->error,
+  return xray__kernel_set_compile(&m->kernels, c, n, base->cc, base->cflags, base->error,
                             sizeof base->error);
 }
 
 static void
-run_kset(void *ctx, uint64_t iters)
+run_kernel_set(void *ctx, uint64_t iters)
 {
-  const struct xray__kset_k *k = ctx;
+  const struct xray__kernel_set_k *k = ctx;
 
   k->fn((long) iters);
 }
@@ -204,7 +204,7 @@ alu_ref(struct real *m)
 {
   struct kind *kd;
 
-  if (!xray__mcode_isa() || !(kd = kind_for(m, xray__stmt_find("nop4"))))
+  if (!xray__machine_code_isa() || !(kd = kind_for(m, xray__stmt_find("nop4"))))
     return NULL;
   return &kd->ref;
 }
@@ -213,22 +213,22 @@ static double
 real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
 {
   struct real *m = (struct real *) base;
-  struct xray__kset_k *k;
+  struct xray__kernel_set_k *k;
   struct xray__kernel kern;
   double ticks;
 
   *avail = 0;
   *stack = -1;
-  if (i >= m->kset.n) {
+  if (i >= m->kernels.n) {
     snprintf(base->error, sizeof base->error, "no such kernel");
     return NAN;
   }
-  k = &m->kset.k[i];
+  k = &m->kernels.k[i];
   *avail = k->avail;
   *stack = k->stack;
   if (!k->avail)
     return NAN;
-  kern.run = run_kset;
+  kern.run = run_kernel_set;
   kern.ctx = k;
   ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
   return ticks / k->w / m->ticks_per_cycle;
@@ -239,8 +239,8 @@ real_kinfo(xray_machine *base, size_t i, double *stack)
 {
   struct real *m = (struct real *) base;
 
-  *stack = i < m->kset.n ? m->kset.k[i].stack : -1;
-  return i < m->kset.n && m->kset.k[i].avail;
+  *stack = i < m->kernels.n ? m->kernels.k[i].stack : -1;
+  return i < m->kernels.n && m->kernels.k[i].avail;
 }
 
 /* --- the core clock ------------------------------------------------------ */
@@ -260,7 +260,7 @@ add_ticks(struct real *m, int windows)
   s.target = (uint64_t) (m->base.tick_hz * 20e-6);
   s.want = windows;
   s.min_attempts = windows;
-  if (xray__mcode_isa() && (kd = kind_for(m, xray__stmt_find("addchain")))) {
+  if (xray__machine_code_isa() && (kd = kind_for(m, xray__stmt_find("addchain")))) {
     ctx.code = kd->code;
     ctx.n = 1000;
     k.run = run_code;
@@ -269,10 +269,10 @@ add_ticks(struct real *m, int windows)
   } else {
     static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 100,
                                              XRAY_STYLE_BARRIER };
-    if (!m->chain.n && xray__kset_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
+    if (!m->chain.n && xray__kernel_set_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
                                           m->base.error, sizeof m->base.error))
       return NAN;
-    k.run = run_kset;
+    k.run = run_kernel_set;
     k.ctx = &m->chain.k[0];
     per = m->chain.k[0].w;
   }
@@ -415,19 +415,19 @@ real_reset(xray_machine *base)
   int i;
 
   for (i = 0; i < MAX_KINDS; i++) {
-    xray__mcode_free(m->kind[i].code);
+    xray__machine_code_free(m->kind[i].code);
     m->kind[i].code = NULL;
   }
   xray__arena_free(&m->arena[0]);
   xray__arena_free(&m->arena[1]);
-  xray__kset_free(&m->kset);
+  xray__kernel_set_free(&m->kernels);
 }
 
 static void
 real_free(xray_machine *base)
 {
   real_reset(base);
-  xray__kset_free(&((struct real *) base)->chain);
+  xray__kernel_set_free(&((struct real *) base)->chain);
   free(base);
 }
 

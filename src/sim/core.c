@@ -34,7 +34,7 @@
 enum { OP_ADD, OP_MUL, OP_DIV, OP_FMA };
 
 void
-xray__simcpu_init(struct xray__simcpu *c)
+xray__sim_core_init(struct xray__sim_core *c)
 {
   static const double lat[2][4] = { { 1, 3, 9, 0 }, { 3, 3, 13.5, 4 } };
   static const double thru[2][4] = { { 4, 1, 0.2, 1 }, { 2, 2, 0.2, 2 } };
@@ -53,7 +53,7 @@ xray__simcpu_init(struct xray__simcpu *c)
 }
 
 void
-xray__simcpu_free(struct xray__simcpu *c)
+xray__sim_core_free(struct xray__sim_core *c)
 {
   free(c->k);
   free(c->text);
@@ -107,7 +107,7 @@ yesno(const char *key, const char *val, int *out, char *err, size_t errlen)
 }
 
 int
-xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char *err,
+xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, char *err,
                   size_t errlen)
 {
   double v[4];
@@ -176,7 +176,7 @@ xray__simcpu_item(struct xray__simcpu *c, const char *key, const char *val, char
 }
 
 int
-xray__simcpu_truth(const struct xray__simcpu *c, const char *name, double *v)
+xray__sim_core_truth(const struct xray__sim_core *c, const char *name, double *v)
 {
   if (strcmp(name, "XRAY_CPU_MHZ") == 0)
     *v = c->mhz;
@@ -208,13 +208,13 @@ xray__simcpu_truth(const struct xray__simcpu *c, const char *name, double *v)
 }
 
 int
-xray__simcpu_kbuild(struct xray__simcpu *c, const struct xray_cspec *k, size_t n, char *err,
+xray__sim_core_kbuild(struct xray__sim_core *c, const struct xray_cspec *k, size_t n, char *err,
                     size_t errlen)
 {
   size_t i, len = 0;
   char *p;
 
-  xray__simcpu_free(c);
+  xray__sim_core_free(c);
   for (i = 0; i < n; i++)
     len += strlen(k[i].stmts) + strlen(k[i].type) + 2;
   c->k = malloc(n * sizeof *c->k + 1);
@@ -238,7 +238,7 @@ xray__simcpu_kbuild(struct xray__simcpu *c, const struct xray_cspec *k, size_t n
  * 1 floating scalar, 2 vector) of a type; -1 if the simulated compiler
  * lacks it. */
 static int
-classify(const struct xray__simcpu *c, const char *t, int *rc)
+classify(const struct xray__sim_core *c, const char *t, int *rc)
 {
   const char *cond = xray__type_condition(t);
   int bits = 0, isint;
@@ -266,7 +266,7 @@ struct term {
 };
 
 struct eval {
-  const struct xray__simcpu *c;
+  const struct xray__sim_core *c;
   int cls, rc, nvars;
   double *ready;
   double ops[4], mem;
@@ -431,7 +431,7 @@ statement(struct eval *e, const char *s)
 }
 
 double
-xray__simcpu_ktime(struct xray__simcpu *c, size_t i, int *avail, double *stack)
+xray__sim_core_ktime(struct xray__sim_core *c, size_t i, int *avail, double *stack)
 {
   const struct xray_cspec *k;
   struct eval e;

@@ -317,7 +317,7 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
   int lv;
   char field[16];
 
-  if (xray__simcpu_truth(&m->cpu, name, v) == 0)
+  if (xray__sim_core_truth(&m->cpu, name, v) == 0)
     return 0;
   if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
     *v = (double) m->l1i.size;
@@ -384,7 +384,7 @@ xray__sim_free(xray_machine *base)
   cache_free(&m->tlb[1]);
   free(m->pmap.key);
   free(m->pmap.val);
-  xray__simcpu_free(&m->cpu);
+  xray__sim_core_free(&m->cpu);
   free(m);
 }
 

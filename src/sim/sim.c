@@ -117,14 +117,14 @@ sim_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
 {
   struct sim *m = (struct sim *) base;
 
-  return xray__simcpu_kbuild(&m->cpu, c, n, base->error, sizeof base->error);
+  return xray__sim_core_kbuild(&m->cpu, c, n, base->error, sizeof base->error);
 }
 
 static double
 sim_ktime(xray_machine *base, size_t i, int *avail, double *stack)
 {
   struct sim *m = (struct sim *) base;
-  double t = xray__simcpu_ktime(&m->cpu, i, avail, stack);
+  double t = xray__sim_core_ktime(&m->cpu, i, avail, stack);
 
   if (!*avail)
     snprintf(base->error, sizeof base->error, "the simulated compiler lacks this type");
@@ -137,7 +137,7 @@ sim_kinfo(xray_machine *base, size_t i, double *stack)
   struct sim *m = (struct sim *) base;
   int avail;
 
-  xray__simcpu_ktime(&m->cpu, i, &avail, stack);
+  xray__sim_core_ktime(&m->cpu, i, &avail, stack);
   return avail;
 }
 
@@ -160,7 +160,7 @@ static double
 sim_fma(xray_machine *base, int chains)
 {
   struct sim *m = (struct sim *) base;
-  const struct xray__simcpu *c = &m->cpu;
+  const struct xray__sim_core *c = &m->cpu;
 
   if (!c->fma_isa) {
     snprintf(base->error, sizeof base->error, "the simulated processor has no FMA instruction");
@@ -229,7 +229,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->rng = 0x2545f4914f6cdd1dULL;
   m->prng = 0x853c49e6748fea9bULL;
   m->mem = 200;
-  xray__simcpu_init(&m->cpu);
+  xray__sim_core_init(&m->cpu);
   m->tlbpen = 7;
   m->walk = 30;
   bad = xray__sim_parse(m, spec, err, errlen);

@@ -52,7 +52,7 @@ struct sim {
   double penalty;               /* cycles per missed line; 0: line / 16 */
   double noise, spikes;
   uint64_t rng;
-  struct xray__simcpu cpu;
+  struct xray__sim_core cpu;
   int cpu_items;                /* the spec describes the core */
 };
 

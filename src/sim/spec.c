@@ -380,7 +380,7 @@ xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen)
         goto out;
       }
       m->tenant = (int) lv - 1;
-    } else if ((r = xray__simcpu_item(&m->cpu, item, eq, err, errlen)) != 0) {
+    } else if ((r = xray__sim_core_item(&m->cpu, item, eq, err, errlen)) != 0) {
       if (r < 0)
         goto out;
       m->cpu_items = 1;

@@ -16,7 +16,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                        "unsigned long long", "__m512i", "nosuchtype", "" };
   static FILE *sink;
   struct xray_cspec c;
-  struct xray__simcpu cpu;
+  struct xray__sim_core cpu;
   char err[256], *s;
 
   if (size < 2)
@@ -34,13 +34,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (xray__gen_c(sink, &c, err, sizeof err) && !err[0])
     abort();
   err[0] = 0;
-  if (xray__gen_kset(sink, &c, 1, err, sizeof err) && !err[0])
+  if (xray__gen_kernel_set(sink, &c, 1, err, sizeof err) && !err[0])
     abort();
-  xray__simcpu_init(&cpu);
+  xray__sim_core_init(&cpu);
   err[0] = 0;
-  if (xray__simcpu_kbuild(&cpu, &c, 1, err, sizeof err) && !err[0])
+  if (xray__sim_core_kbuild(&cpu, &c, 1, err, sizeof err) && !err[0])
     abort();
-  xray__simcpu_free(&cpu);
+  xray__sim_core_free(&cpu);
   free(s);
   return 0;
 }

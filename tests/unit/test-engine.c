@@ -253,7 +253,7 @@ test_gen(void)
   tap_ok(xray__gen_c(stdout, &c, err, sizeof err) != 0 && strstr(err, "nvars"),
          "too many variables rejected: %s", err);
 
-  tap_ok(s && xray__mcode_bytes(s, 100, &bytes, &len) == 0, "machine code for 100 x nop8");
+  tap_ok(s && xray__machine_code_bytes(s, 100, &bytes, &len) == 0, "machine code for 100 x nop8");
   tap_ok((len - XRAY_LOOP_TAIL_BYTES) % 64 == 0, "the loop tail starts on a 64-byte boundary");
   tap_ok(memcmp(bytes + len - XRAY_LOOP_TAIL_BYTES - 8, s->bytes, 8) == 0
              && bytes[len - 1] == 0xc3,

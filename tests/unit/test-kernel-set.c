@@ -32,13 +32,13 @@ static const struct xray_cspec fam[] = {
 static void
 one(const char *cc, const char *strict)
 {
-  struct xray__kset s;
+  struct xray__kernel_set s;
   char err[256];
   size_t i;
   int spill_ok = 1, run_ok = 1;
 
   memset(&s, 0, sizeof s);
-  if (!tap_ok(xray__kset_compile(&s, fam, NFAM, cc, "-O2", err, sizeof err) == 0,
+  if (!tap_ok(xray__kernel_set_compile(&s, fam, NFAM, cc, "-O2", err, sizeof err) == 0,
               "%s: the kernel families build and load as one set%s%s", cc, *err ? ": " : "",
               err)) {
     int k;
@@ -62,10 +62,10 @@ one(const char *cc, const char *strict)
   tap_ok(s.k[NFAM - 2].stack > 0, "%s: 20 live doubles spill (%g spill instructions per "
          "statement)", cc, s.k[NFAM - 2].stack);
   err[0] = 0;
-  tap_ok(xray__kset_compile(&s, fam, NFAM, cc, strict, err, sizeof err) == 0,
+  tap_ok(xray__kernel_set_compile(&s, fam, NFAM, cc, strict, err, sizeof err) == 0,
          "%s: a project's strict flags (%s) do not fail the set%s%s", cc, strict,
          *err ? ": " : "", err);
-  xray__kset_free(&s);
+  xray__kernel_set_free(&s);
 }
 
 int
