@@ -81,8 +81,6 @@ xray__run_stop(void)
 int
 xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
 {
-  static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2,
-                              SIGALRM, SIGCHLD };
   sigset_t all, old;
   pid_t pid, w;
   int status, fd, e;
@@ -99,8 +97,17 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
   pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
-    for (i = 0; i < sizeof sigs / sizeof *sigs; i++)
-      signal(sigs[i], SIG_DFL);
+    /* The caller's handlers (which remove the caller's files) must not
+     * run here before exec replaces them: every caught signal is reset;
+     * one the caller ignores stays ignored, as exec would keep it. */
+    for (i = 1; i < 65; i++) {
+      struct sigaction sa;
+      if (sigaction((int) i, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN
+          && sa.sa_handler != SIG_DFL)
+        signal((int) i, SIG_DFL);
+    }
+    /* A compiler driver waits for its passes: never with SIGCHLD ignored. */
+    signal(SIGCHLD, SIG_DFL);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
       dup2(fd, 0);
