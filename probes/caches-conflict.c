@@ -77,12 +77,10 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
  * drift in the cost of sets that fit, and the noise: up to 1.1 pages at
  * 29 pages here).  A + 1 pages of one colour miss at least one page per
  * traversal whatever the policy (A + 1 lines cannot all stay in A ways),
- * but Zen 3's L2 (not LRU) misses only about 3.7 of 9: with the bar at
- * half of A + 1 the reductions stopped at 26-77 pages of many colours,
- * and with the model's guess of 17 ways a "minimal" set of 18 pages
- * confirmed 17 ways in 5 of 20 runs (what the 18 pages were is not
- * known: every swap there ended the conflict).  With this bar: 8 ways in
- * 8 of 20 runs, unknown in the rest, no other value. */
+ * but a policy that is not LRU may miss far fewer of them (Zen 3's L2
+ * misses about 3.7 of 9).  A bar at half of A + 1 then stops reductions
+ * early, at sets of many colours, and a "minimal" set of the model's
+ * guessed ways + 1 pages can confirm the guess; this bar does not. */
 static int
 over_bar(const struct level *L, double x, size_t n, int aguess)
 {

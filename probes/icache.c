@@ -352,7 +352,7 @@ describe(xray_value *v, const xray_machine *m, const char *kernels, const double
 /* Confirmed: three clean runs agree, or four runs of any kind do.  Two
  * are not enough: some code buffers (their physical pages, it seems) make
  * 4-byte NOPs leave the op cache at 4 KB, and two such buffers in a row
- * happen in about 1 run of 200.  The value in *out. */
+ * do happen.  The value in *out. */
 static int
 consensus(const double *runs, const int *clean, int n, double *out)
 {

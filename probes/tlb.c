@@ -335,8 +335,8 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
   }
   /* The first level once more, a second level's measurement later: the
    * host's SMT sibling holds some of its entries for a second or more at
-   * a time (the 64-entry DTLB read 59-63 in 4 of 10 runs here), and takes
-   * them only away, so of two clean counts the larger is the level's. */
+   * a time, and takes them only away, so of two clean counts the larger is
+   * the level's. */
   if (f->exact[0] && f->ns > 1) {
     size_t e2, s2;
     char w2[200];
@@ -364,6 +364,7 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
     f->e[1] = f->rough[1];
 }
 
+/* The first level's ways, from pages 4096 apart. */
 static void
 report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
 {
@@ -381,6 +382,8 @@ report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
   }
 }
 
+/* The second level's ways, from pages 4096 apart among pages that keep
+ * the first level missing; they must divide its entries. */
 static void
 l2_ways(struct tc *c, struct found *f, struct tvals *v)
 {
@@ -432,6 +435,8 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
                         : "one step only in the translation cost up to 16384 pages");
 }
 
+/* A second count of the second level, at half the stride, where its
+ * ways cannot confirm the first. */
 static void
 recount_l2(struct tc *c, struct found *f)
 {
@@ -455,6 +460,7 @@ recount_l2(struct tc *c, struct found *f)
   }
 }
 
+/* Each level's entry count, with how it was counted. */
 static void
 report_entries(struct found *f, struct tvals *v)
 {
@@ -493,6 +499,7 @@ report_entries(struct found *f, struct tvals *v)
   }
 }
 
+/* The costs of a first-level and of a full miss. */
 static void
 report_costs(struct found *f, struct tvals *v)
 {
@@ -527,6 +534,7 @@ report_costs(struct found *f, struct tvals *v)
   }
 }
 
+/* The base page size: the stride from which lines miss the first level. */
 static void
 report_page(struct tc *c, struct found *f, struct tvals *v)
 {

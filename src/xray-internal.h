@@ -349,8 +349,7 @@ struct xray__machine_ops {
 
 struct xray_machine {
   const struct xray__machine_ops *ops;
-  int simulated;
-  int replaying;                /* answers from a recording (replay/) */
+  int simulated;                /* kernels are modelled, not run: any ISA's will do */
   /* What a probe may ask of a machine (it never asks which backend it
    * is).  timed: its measurements take real time on this host, so
    * deadlines, pauses and this host's limits (CFS quota) apply.

@@ -392,7 +392,6 @@ xray_machine_replay(const char *dir, char *err, size_t errlen)
     return NULL;
   }
   m->base.ops = &replay_ops;
-  m->base.replaying = 1;
   m->base.hardware = 1;
   m->base.budget = 2.0;
   m->base.page = 4096;
