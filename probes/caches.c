@@ -401,20 +401,26 @@ report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *w
       v[0]->effective = 1;
     }
   }
+  /* The ways of a conflict set are confirmed by the capacity they give
+   * with the transition's colours; a capacity in doubt takes them with it. */
   if (!isnan(l->size) && !caches_halves_agree(l, l->size / (double) c->page)) {
     /* Two halves of the draws that disagree saw the level change under
      * them (a neighbour's share of it moving): not confirmed. */
-    xray__value_doubt(v[0], "; the even and odd draws fit %.0f and %.0f pages, not both "
-                      "within %.0f %% of it", l->half[0], l->half[1], 100 * HALVES_AGREE);
+    for (f = 0; f < (l->ways ? 2 : 1); f++)
+      xray__value_doubt(v[f], "; the even and odd draws fit %.0f and %.0f pages, not both "
+                        "within %.0f %% of %.0f", l->half[0], l->half[1],
+                        100 * HALVES_AGREE, l->size / (double) c->page);
   }
   /* The level holds its capacity: misses begin after its own plateau
    * and are all but complete where the next level's begins. */
   if (!isnan(l->size) && !v[0]->unconfirmed
       && (l->size / (double) c->page < c->pt[last[i]].k
           || l->size / (double) c->page > c->pt[first[i + 1]].k))
-    xray__value_doubt(v[0], "; not confirmed: %.0f pages is not between the end of its "
-                      "plateau (%.0f) and the start of the next (%.0f)",
-                      l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
+    for (f = 0; f < (l->ways ? 2 : 1); f++)
+      xray__value_doubt(v[f], "; not confirmed: %.0f pages is not between the end of its "
+                        "plateau (%.0f) and the start of the next (%.0f)",
+                        l->size / (double) c->page, c->pt[last[i]].k,
+                        c->pt[first[i + 1]].k);
   if (isnan(l->size) && isnan(l->k50))
     xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
   else if (isnan(l->line))
