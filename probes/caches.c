@@ -256,8 +256,13 @@ size_level(struct cc *c, struct shape *S, int i)
     /* Pages up to a page-indexed L1's capacity fit it whatever their
      * colours (l1_pages); beyond L2 the level below has colours of its
      * own. */
-    int a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
-                    l->wwhy, sizeof l->wwhy);
+    double deadline = c->deadline;
+    int a;
+    if (deadline > 0)
+      c->deadline = fmax(deadline, xray__now() + WAYS_BUDGETS * m->budget);
+    a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
+                       l->wwhy, sizeof l->wwhy);
+    c->deadline = deadline;
     l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
     /* The ways must also be ones the transition can have come from
      * (under tree-PLRU a reduction once stalled at 147 pages). */

@@ -31,6 +31,10 @@
 #define SCAN_BUDGETS 1.5
 #define SLOPE_BUDGETS 2.0
 #define FIT_BUDGETS 2.25
+/* The least a private level's conflict sets get, however long the curve
+ * took: without them its capacity stays unconfirmed, and a slow curve is
+ * a busy host's, where the reductions need their retries most. */
+#define WAYS_BUDGETS 0.25
 
 struct pt {
   double k;                             /* pages */
