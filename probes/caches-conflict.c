@@ -72,10 +72,14 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
 
 /* Whether x pages missing per traversal of n pages are a conflict: more
  * than half of the A + 1 that LRU misses (A the model's guess), but never
- * more than a quarter of a miss on every load, nor more than 1.5 pages;
- * and at least 3 % over the level's latency (a next-line prefetcher's
- * drift in the cost of sets that fit, and the noise: up to 1.1 pages at
- * 29 pages here).  A + 1 pages of one colour miss at least one page per
+ * more than a quarter of a miss on every load, nor more than 1.5 pages or
+ * 2 % of the set, whichever is more; and at least 3 % over the level's
+ * latency (a next-line prefetcher's drift in the cost of sets that fit,
+ * and the noise: up to 1.1 pages at 29 pages here).  Not a larger share
+ * of the set: one overfull colour of a level that is not LRU misses only
+ * 2-4 pages, and a bar at 4 % of the set hid it in sets of 60-140 pages,
+ * where reductions then stalled, while sets that fit drift less than
+ * 1 %.  A + 1 pages of one colour miss at least one page per
  * traversal whatever the policy (A + 1 lines cannot all stay in A ways),
  * but a policy that is not LRU may miss far fewer of them (Zen 3's L2
  * misses about 3.7 of 9).  A bar at half of A + 1 then stops reductions
@@ -84,7 +88,7 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
 static int
 over_bar(const struct level *L, double x, size_t n, int aguess)
 {
-  return x > fmin(fmin(0.5 * (aguess + 1), 0.25 * (double) n), fmax(1.5, 0.04 * (double) n))
+  return x > fmin(fmin(0.5 * (aguess + 1), 0.25 * (double) n), fmax(1.5, 0.02 * (double) n))
          && x * (L->hi - L->lo) > 0.03 * L->lo * (double) n;
 }
 
@@ -142,8 +146,13 @@ caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int 
       groups = n;
     if (removed)
       ;
-    else if (groups >= n) {
-      /* No page can go: minimal, if it still conflicts. */
+    else if (groups == (size_t) aguess + 2 || groups >= n) {
+      /* No group could go.  Where A + 2 groups were tried, one held none
+       * of a conflicting colour's pages, so the set has most likely
+       * stopped conflicting: it is chased again before finer groups (a
+       * round at n groups costs n tests, and that is where a stalled
+       * reduction spent its budget).  Where every page was a group, it
+       * is minimal if it still conflicts. */
       int popped = 0;
       while (!c->failed && !caches_conflicts(c, L, set, n, aguess)) {
         if (ng == 0 || back++ >= MAX_BACKTRACKS) {
@@ -155,9 +164,12 @@ caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int 
         n += gsize[ng];
         popped = 1;
       }
-      if (!popped)
+      if (popped)
+        groups = (size_t) aguess + 2;
+      else if (groups >= n)
         break;
-      groups = (size_t) aguess + 2;
+      else
+        groups = 2 * groups < n ? 2 * groups : n;
     } else
       groups = 2 * groups < n ? 2 * groups : n;
     if ((c->deadline > 0 && xray__now() > c->deadline) || c->tests > CONFLICT_TESTS
