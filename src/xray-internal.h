@@ -259,10 +259,6 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe,
                       double *base);
 
-/* run/os.c: the first line of a file, trailing newline and blanks removed;
- * 0, or -1 if it cannot be read. */
-int xray__read_line(const char *path, char *buf, size_t len);
-
 /* run/probe.c: the pieces of a TYPE:OP list; 0, or -1 with a message. */
 struct xray__op {
   char type[32];

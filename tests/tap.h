@@ -8,6 +8,13 @@
 
 static int tap_count, tap_failed;
 
+/* Not every test uses every helper. */
+#if defined(__GNUC__)
+#define TAP_UNUSED __attribute__((unused))
+#else
+#define TAP_UNUSED
+#endif
+
 static void
 tap_plan(int n)
 {
@@ -31,14 +38,14 @@ tap_ok(int cond, const char *fmt, ...)
 }
 
 /* |got - want| <= tol * |want| */
-static int
+TAP_UNUSED static int
 tap_near(double got, double want, double tol, const char *what)
 {
   return tap_ok(fabs(got - want) <= tol * fabs(want), "%s: got %g, want %g within %g%%", what,
                 got, want, tol * 100);
 }
 
-static int
+TAP_UNUSED static int
 tap_done(void)
 {
   return tap_failed ? 1 : 0;

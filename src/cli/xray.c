@@ -382,6 +382,16 @@ check_args(struct settings *s)
     usage_error("%s", "--record writes its own trace: not with --trace or --replay");
   if (s->repeat && !s->record)
     usage_error("%s", "--repeat goes with --record");
+  if (getenv("XRAY_FSROOT") && *getenv("XRAY_FSROOT")) {
+    struct stat st;
+    if (stat(getenv("XRAY_FSROOT"), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fprintf(stderr,
+              "%s: XRAY_FSROOT='%s' is not a directory (a recorded /sys and /proc "
+              "tree): set it to one, or unset it\n",
+              prog, getenv("XRAY_FSROOT"));
+      exit(2);
+    }
+  }
   if (s->record) {
     struct stat st;
     int exists = stat(s->record, &st) == 0;

@@ -1,7 +1,10 @@
 /* The OS view of hardware parameters: printed beside measurements, used to
  * flag disagreement and as test ground truth, never reported as measured.
  * hwloc when built with it, else Linux sysfs keyed by level and type (not
- * by index: index order differs between kernels), else sysconf. */
+ * by index: index order differs between kernels), else sysconf.  Under
+ * $XRAY_FSROOT (as hwloc's HWLOC_FSROOT) it reads a recorded tree of /sys
+ * and /proc instead, and only that tree: hwloc, sysconf, CPUID and the
+ * affinity mask describe the machine xray runs on, not the tree. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"             /* XRAY_HAVE_HWLOC */
 #endif
@@ -18,10 +21,35 @@
 #include <hwloc.h>
 #endif
 
-int
-xray__read_line(const char *path, char *buf, size_t len)
+/* The recorded tree's root, or NULL for the live system. */
+static const char *
+fsroot(void)
 {
-  FILE *f = fopen(path, "r");
+  const char *r = getenv("XRAY_FSROOT");
+
+  return r && r[0] && strcmp(r, "/") != 0 ? r : NULL;
+}
+
+/* fopen of /sys or /proc path under the root. */
+static FILE *
+os_open(const char *path)
+{
+  char full[4096];
+  const char *r = fsroot();
+
+  if (!r)
+    return fopen(path, "r");
+  if (snprintf(full, sizeof full, "%s%s", r, path) >= (int) sizeof full)
+    return NULL;
+  return fopen(full, "r");
+}
+
+/* The first line of /sys or /proc file path under the root, without its
+ * newline and trailing blanks; 0, or -1 if there is none. */
+static int
+os_line(const char *path, char *buf, size_t len)
+{
+  FILE *f = os_open(path);
   size_t n;
 
   if (!f)
@@ -48,15 +76,15 @@ sysfs_cache(int level, const char *type, const char *field)
 
   for (i = 0; i < 16; i++) {
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    if (xray__read_line(path, buf, sizeof buf))
+    if (os_line(path, buf, sizeof buf))
       break;
     if (atoi(buf) != level)
       continue;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if (xray__read_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
+    if (os_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
       continue;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, field);
-    if (xray__read_line(path, buf, sizeof buf))
+    if (os_line(path, buf, sizeof buf))
       continue;
     {
       char *end;
@@ -127,7 +155,7 @@ sysfs_data_cache(const char *name, double *v)
 static double
 cpuinfo(const char *key, const char *word)
 {
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = os_open("/proc/cpuinfo");
   char line[4096];
   double v = -1;
 
@@ -154,23 +182,55 @@ cpuinfo(const char *key, const char *word)
 /* Cores and threads per core among the CPUs this process may use (its
  * affinity mask, which taskset and cpusets narrow), from sysfs topology:
  * the OS's view of what xray's cores probe can see. */
+/* The CPUs of the tree's cpu/online list ("0-3,8,10-11"), at most max of
+ * them in cpu[]; how many it names, or -1. */
+static int
+online_cpus(int *cpu, int max)
+{
+  char buf[4096], *p = buf, *end;
+  int n = 0;
+
+  if (os_line("/sys/devices/system/cpu/online", buf, sizeof buf))
+    return -1;
+  while (*p) {
+    long a = strtol(p, &end, 10), b = a;
+    if (end == p || a < 0 || a > 1 << 20)
+      return -1;
+    p = end;
+    if (*p == '-') {
+      b = strtol(p + 1, &end, 10);
+      if (end == p + 1 || b < a || b > 1 << 20)
+        return -1;
+      p = end;
+    }
+    for (; a <= b; a++, n++)
+      if (n < max)
+        cpu[n] = (int) a;
+    if (*p == ',')
+      p++;
+    else if (*p)
+      return -1;
+  }
+  return n > 0 ? n : -1;
+}
+
 static int
 sysfs_cores(double *cores, double *smt)
 {
   char path[128], buf[64];
   static int cpu[4096];
   long seen[1024][3];
-  int ncpu = xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
+  int ncpu = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
 
   for (k = 0; k < (ncpu > 4096 ? 4096 : ncpu); k++) {
     long pkg, core;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu[k]);
-    if (xray__read_line(path, buf, sizeof buf))
+    if (os_line(path, buf, sizeof buf))
       continue;
     core = atol(buf);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
              cpu[k]);
-    pkg = xray__read_line(path, buf, sizeof buf) ? 0 : atol(buf);
+    pkg = os_line(path, buf, sizeof buf) ? 0 : atol(buf);
     for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
       ;
     if (i == n && n < 1024) {
@@ -197,8 +257,8 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
 
   if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
     char buf[64];
-    if (xray__read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf)
-        == 0 && atof(buf) > 0) {
+    if (os_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0
+        && atof(buf) > 0) {
       *v = atof(buf) / 1000;
       snprintf(src, srclen, "cpufreq max");
       return 0;
@@ -215,17 +275,18 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
     }
 #endif
   } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    static int cpu[1];
+    long n = fsroot() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
     if (n > 0) {
       *v = (double) n;
-      snprintf(src, srclen, "sysconf (online)");
+      snprintf(src, srclen, fsroot() ? "sysfs (online)" : "sysconf (online)");
       return 0;
     }
   } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
 #ifdef XRAY_HAVE_HWLOC
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
-    if (mine && in && hwloc_topology_init(&t) == 0) {
+    if (mine && in && !fsroot() && hwloc_topology_init(&t) == 0) {
       /* Cores with a PU this process may use, and the most such PUs of one. */
       int ok = hwloc_topology_load(t) == 0
                && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
@@ -301,9 +362,11 @@ cpuid_tlb(const char *name, double *v, char *src, size_t srclen)
 int
 xray__os_read(const char *name, double *v, char *src, size_t srclen)
 {
+  int live = !fsroot();
+
   if (strcmp(name, "XRAY_L1I_SIZE") == 0) {
 #ifdef XRAY_HAVE_HWLOC
-    if ((*v = hwloc_l1i()) > 0) {
+    if (live && (*v = hwloc_l1i()) > 0) {
       snprintf(src, srclen, "hwloc");
       return 0;
     }
@@ -315,7 +378,7 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
 #ifdef _SC_LEVEL1_ICACHE_SIZE
     {
       long s = sysconf(_SC_LEVEL1_ICACHE_SIZE);
-      if (s > 0) {
+      if (live && s > 0) {
         *v = (double) s;
         snprintf(src, srclen, "sysconf");
         return 0;
@@ -327,9 +390,9 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
     snprintf(src, srclen, "sysfs");
     return 0;
   }
-  if (os_cpu(name, v, src, srclen) == 0 || cpuid_tlb(name, v, src, srclen) == 0)
+  if (os_cpu(name, v, src, srclen) == 0 || (live && cpuid_tlb(name, v, src, srclen) == 0))
     return 0;
-  if (strcmp(name, "XRAY_PAGE_SIZE") == 0) {
+  if (live && strcmp(name, "XRAY_PAGE_SIZE") == 0) {
     long p = sysconf(_SC_PAGESIZE);
     if (p > 0) {
       *v = (double) p;

@@ -1,0 +1,193 @@
+/* The OS view read from recorded trees of /sys and /proc (XRAY_FSROOT):
+ * each value with its source, by cache level and type whatever the index
+ * order, cores and threads from the topology files, and nothing taken
+ * from the machine the test runs on (hwloc, sysconf, CPUID). */
+#include "xray-internal.h"
+#include "../tap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct want {
+  const char *name;
+  double v; /* < 0: the tree gives no view */
+  const char *src;
+};
+
+static void
+check_tree(const char *root, const char *tree, const struct want *w, size_t n)
+{
+  size_t i;
+
+  if (setenv("XRAY_FSROOT", root, 1) != 0) {
+    tap_ok(0, "%s: setenv: %s", tree, strerror(errno));
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    double v = -1;
+    char src[64] = "";
+    int rc = xray__os_read(w[i].name, &v, src, sizeof src);
+    if (w[i].v < 0)
+      tap_ok(rc != 0, "%s: %s has no view (got rc %d, %g from '%s')", tree, w[i].name, rc, v, src);
+    else
+      tap_ok(rc == 0 && v == w[i].v && strcmp(src, w[i].src) == 0,
+             "%s: %s %g from %s (got rc %d, %g from '%s')", tree, w[i].name, w[i].v, w[i].src, rc,
+             v, src);
+  }
+}
+
+/* A tree of one file, cpu/online, holding list. */
+static int
+online_tree(char *dir, size_t len, const char *list)
+{
+  char path[4096];
+  FILE *f;
+
+  snprintf(dir, len, "%s/xray-os.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(dir))
+    return -1;
+  snprintf(path, sizeof path, "%s/sys", dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/sys/devices", dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/sys/devices/system", dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/sys/devices/system/cpu", dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/sys/devices/system/cpu/online", dir);
+  if (!(f = fopen(path, "w")))
+    return -1;
+  fprintf(f, "%s\n", list);
+  return fclose(f);
+}
+
+static void
+remove_online_tree(const char *dir)
+{
+  static const char *const sub[] = { "/sys/devices/system/cpu/online",
+                                     "/sys/devices/system/cpu",
+                                     "/sys/devices/system",
+                                     "/sys/devices",
+                                     "/sys",
+                                     "" };
+  char path[4096];
+  size_t i;
+
+  for (i = 0; i < sizeof sub / sizeof *sub; i++) {
+    snprintf(path, sizeof path, "%s%s", dir, sub[i]);
+    if (i == 0)
+      unlink(path);
+    else
+      rmdir(path);
+  }
+}
+
+int
+main(void)
+{
+  /* Recorded on Zen 4 (capture.sh): sysfs cache folders, no cpufreq. */
+  static const struct want zen4[] = {
+    { "XRAY_L1I_SIZE", 32768, "sysfs" },
+    { "XRAY_L1D_SIZE", 32768, "sysfs" },
+    { "XRAY_L1D_ASSOC", 8, "sysfs" },
+    { "XRAY_L1D_LINE", 64, "sysfs" },
+    { "XRAY_CACHE_LEVELS", 3, "sysfs" },
+    { "XRAY_L2_SIZE", 1048576, "sysfs" },
+    { "XRAY_L2_ASSOC", 8, "sysfs" },
+    { "XRAY_L3_SIZE", 33554432, "sysfs" },
+    { "XRAY_L3_ASSOC", 16, "sysfs" },
+    { "XRAY_L4_SIZE", -1, NULL },
+    { "XRAY_CPU_MHZ", 2596.142, "/proc/cpuinfo" },
+    { "XRAY_NUM_CPUS", 2, "sysfs (online)" },
+    { "XRAY_NUM_CORES", 2, "sysfs" },
+    { "XRAY_SMT_WAYS", 1, "sysfs" },
+    /* Not in the tree: the live machine's sysconf and CPUID are not asked. */
+    { "XRAY_PAGE_SIZE", -1, NULL },
+    { "XRAY_DTLB_ENTRIES", -1, NULL },
+    { "XRAY_L2TLB_ENTRIES", -1, NULL },
+    { "XRAY_L2_LATENCY", -1, NULL },
+  };
+  /* A Zen 5 guest without cache folders: no cache has a view. */
+  static const struct want zen5[] = {
+    { "XRAY_L1I_SIZE", -1, NULL },
+    { "XRAY_L1D_SIZE", -1, NULL },
+    { "XRAY_CACHE_LEVELS", -1, NULL },
+    { "XRAY_L2_SIZE", -1, NULL },
+    { "XRAY_CPU_MHZ", 2096.062, "/proc/cpuinfo" },
+    { "XRAY_NUM_CORES", 2, "sysfs" },
+  };
+  /* Hand-made: indices last level first, 12-way 48K L1D, two threads a
+   * core, cpufreq, no FMA flag. */
+  static const struct want smt[] = {
+    { "XRAY_L1I_SIZE", 32768, "sysfs" },     { "XRAY_L1D_SIZE", 49152, "sysfs" },
+    { "XRAY_L1D_ASSOC", 12, "sysfs" },       { "XRAY_CACHE_LEVELS", 3, "sysfs" },
+    { "XRAY_L2_SIZE", 1310720, "sysfs" },    { "XRAY_L2_ASSOC", 10, "sysfs" },
+    { "XRAY_L3_SIZE", 31457280, "sysfs" },   { "XRAY_L3_LINE", 64, "sysfs" },
+    { "XRAY_CPU_MHZ", 3500, "cpufreq max" }, { "XRAY_NUM_CPUS", 4, "sysfs (online)" },
+    { "XRAY_NUM_CORES", 2, "sysfs" },        { "XRAY_SMT_WAYS", 2, "sysfs" },
+  };
+  static const struct want fma_yes[] = { { "XRAY_HAVE_FMA_ISA", 1, "/proc/cpuinfo" } };
+  static const struct want fma_no[] = { { "XRAY_HAVE_FMA_ISA", 0, "/proc/cpuinfo" } };
+  static const struct want none[] = { { "XRAY_L1D_SIZE", -1, NULL },
+                                      { "XRAY_CPU_MHZ", -1, NULL },
+                                      { "XRAY_NUM_CPUS", -1, NULL } };
+  static const struct want six[] = { { "XRAY_NUM_CPUS", 6, "sysfs (online)" } };
+  static const struct want bad[] = { { "XRAY_NUM_CPUS", -1, NULL } };
+  static const char *const bad_lists[] = { "3-1", "0-1,x", "-1", "0,,1" };
+  const char *top = getenv("top_srcdir");
+  char root[4096], dir[4096];
+  size_t i;
+  int x86 = 0;
+
+#if defined(__x86_64__) || defined(__i386__)
+  x86 = 1;
+#endif
+  tap_plan((int) (sizeof zen4 / sizeof *zen4 + sizeof zen5 / sizeof *zen5 + sizeof smt / sizeof *smt
+                  + 2 + sizeof none / sizeof *none + 1 + sizeof bad_lists / sizeof *bad_lists + 1));
+  if (!top)
+    top = ".";
+#define TREE(name, w)                                                                              \
+  do {                                                                                             \
+    snprintf(root, sizeof root, "%s/tests/data/fsroot/%s", top, name);                             \
+    check_tree(root, name, w, sizeof w / sizeof *w);                                               \
+  } while (0)
+  TREE("zen4-genoa", zen4);
+  TREE("zen5-nocache", zen5);
+  TREE("smt-reordered", smt);
+  /* The FMA flag is read on x86 only, where /proc/cpuinfo names it. */
+  if (x86) {
+    TREE("zen5-nocache", fma_yes);
+    TREE("smt-reordered", fma_no);
+  } else {
+    tap_ok(1, "# SKIP the FMA flag of /proc/cpuinfo is read on x86 only");
+    tap_ok(1, "# SKIP the FMA flag of /proc/cpuinfo is read on x86 only");
+  }
+  snprintf(root, sizeof root, "%s/tests/data/fsroot/no-such-tree", top);
+  check_tree(root, "a root that does not exist", none, sizeof none / sizeof *none);
+  if (online_tree(dir, sizeof dir, "0-2,5,8-9") == 0) {
+    check_tree(dir, "online 0-2,5,8-9", six, 1);
+    remove_online_tree(dir);
+  } else
+    tap_ok(0, "a temporary tree: %s", strerror(errno));
+  for (i = 0; i < sizeof bad_lists / sizeof *bad_lists; i++)
+    if (online_tree(dir, sizeof dir, bad_lists[i]) == 0) {
+      char what[64];
+      snprintf(what, sizeof what, "online '%s'", bad_lists[i]);
+      check_tree(dir, what, bad, 1);
+      remove_online_tree(dir);
+    } else
+      tap_ok(0, "a temporary tree: %s", strerror(errno));
+  /* Unset, the live system answers again: its page size from sysconf. */
+  unsetenv("XRAY_FSROOT");
+  {
+    double v = -1;
+    char src[64] = "";
+    int rc = xray__os_read("XRAY_PAGE_SIZE", &v, src, sizeof src);
+    tap_ok(rc == 0 && v >= 1024 && strcmp(src, "sysconf") == 0,
+           "XRAY_FSROOT unset: the live page size %g from %s", v, src);
+  }
+  return tap_done();
+}
