@@ -4,6 +4,7 @@
 #define XRAY_INTERNAL_H
 
 #include "xray.h"
+#include "isa/isa.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,11 +23,9 @@
  * hexadecimal, infinity or NaN); *end == s if there is none. */
 double xray__decimal(const char *s, char **end);
 
-/* measure/tick.c */
-uint64_t xray__ticks(void);
+/* measure/tick.c: ticks per second (of isa/'s counter); the wall clock. */
 double xray__tick_hz(void);
 double xray__now(void);
-const char *xray__tick_source(void);
 
 /* kernels/machine-code.c: statements the machine-code backend can emit. */
 struct xray_stmt {

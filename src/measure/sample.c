@@ -46,10 +46,10 @@ static uint64_t
 run_once(const struct xray__kernel *k, uint64_t iters)
 {
   int cpu = cpu_now();
-  uint64_t t0 = xray__ticks(), t1;
+  uint64_t t0 = xray__isa_ticks(), t1;
 
   k->run(k->ctx, iters);
-  t1 = xray__ticks();
+  t1 = xray__isa_ticks();
   return cpu_now() == cpu && t1 >= t0 ? t1 - t0 : UINT64_MAX;
 }
 

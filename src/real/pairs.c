@@ -100,14 +100,14 @@ work(void *arg)
   for (s = 0; !*w->stop; s++) {
     long before = w->other ? w->other->progress : 0;
     int cpu = sched_getcpu();
-    uint64_t t0 = xray__ticks(), t1;
+    uint64_t t0 = xray__isa_ticks(), t1;
     int c;
 
     for (c = 0; c < PER_SAMPLE; c++) {
       w->sink += saturate(CHUNK, x);
       w->progress++;
     }
-    t1 = xray__ticks();
+    t1 = xray__isa_ticks();
     /* Valid: still on our CPU and, in the pair, the other thread ran for
      * at least three quarters of the sample. */
     if (sched_getcpu() == cpu && cpu == w->cpu && t1 > t0

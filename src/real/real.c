@@ -156,9 +156,9 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   /* Warm up with two full traversals: the whole chain is then resident
    * wherever it fits, and the chase goes on from where it stopped. */
   warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
-  t0 = xray__ticks();
+  t0 = xray__isa_ticks();
   run_chase(&ctx, warm);
-  t1 = xray__ticks();
+  t1 = xray__isa_ticks();
   per_load = (double) (t1 - t0) / (double) (warm * XRAY_CHASE_UNROLL);
   if (c->quick) {
     /* QUICK_LOADS of the chain, the fastest of three: one draw of many,
@@ -285,7 +285,7 @@ real_clock(xray_machine *base, double *tsc_hz)
   struct real *m = (struct real *) base;
   double t = add_ticks(m, 8);
 
-  *tsc_hz = strcmp(xray__tick_source(), "tsc") == 0 ? base->tick_hz : 0;
+  *tsc_hz = strcmp(xray__isa_tick_source, "tsc") == 0 ? base->tick_hz : 0;
   return t > 0 ? base->tick_hz / t : NAN;
 }
 
@@ -300,72 +300,24 @@ on_sigill(int sig)
   siglongjmp(fma_jmp, 1);
 }
 
-static const double fma_in[2] = { 0.5, 0.25 };
-
-#if defined(__x86_64__)
-#define FMA_ISA "x86-64 FMA3 (vfmadd231sd)"
-#define F1(a) "vfmadd231sd %%xmm13, %%xmm12, %%xmm" #a "\n\t"
 static void
 run_fma(void *ctx, uint64_t iters)
 {
-  if (*(const int *) ctx == 1)
-    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
-                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n"
-                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
-                         F1(0) F1(0) F1(0) F1(0)
-                         "dec %0\n\tjnz 1b"
-                         : "+r"(iters) : "r"(fma_in)
-                         : "xmm0", "xmm12", "xmm13", "cc", "memory");
-  else
-    __asm__ __volatile__("vmovsd (%1), %%xmm12\n\tvmovsd 8(%1), %%xmm13\n\t"
-                         "vxorpd %%xmm0, %%xmm0, %%xmm0\n\tvmovapd %%xmm0, %%xmm1\n\t"
-                         "vmovapd %%xmm0, %%xmm2\n\tvmovapd %%xmm0, %%xmm3\n\t"
-                         "vmovapd %%xmm0, %%xmm4\n\tvmovapd %%xmm0, %%xmm5\n\t"
-                         "vmovapd %%xmm0, %%xmm6\n\tvmovapd %%xmm0, %%xmm7\n\t"
-                         "vmovapd %%xmm0, %%xmm8\n\tvmovapd %%xmm0, %%xmm9\n\t"
-                         "vmovapd %%xmm0, %%xmm10\n\tvmovapd %%xmm0, %%xmm11\n"
-                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
-                         F1(9) F1(10) F1(11)
-                         "dec %0\n\tjnz 1b"
-                         : "+r"(iters) : "r"(fma_in)
-                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
-                           "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "cc", "memory");
+  xray__isa_fma_loop(*(const int *) ctx, iters);
 }
-#elif defined(__aarch64__)
-#define FMA_ISA "AArch64 fmadd"
-#define F1(a) "fmadd d" #a ", d12, d13, d" #a "\n\t"
-static void
-run_fma(void *ctx, uint64_t iters)
-{
-  if (*(const int *) ctx == 1)
-    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n"
-                         "1:\n\t" F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0) F1(0)
-                         F1(0) F1(0) F1(0) F1(0)
-                         "subs %0, %0, #1\n\tb.ne 1b"
-                         : "+r"(iters) : "r"(fma_in) : "d0", "d12", "d13", "cc", "memory");
-  else
-    __asm__ __volatile__("ldp d12, d13, [%1]\n\tmovi d0, #0\n\tmovi d1, #0\n\tmovi d2, #0\n\t"
-                         "movi d3, #0\n\tmovi d4, #0\n\tmovi d5, #0\n\tmovi d6, #0\n\t"
-                         "movi d7, #0\n\tmovi d8, #0\n\tmovi d9, #0\n\tmovi d10, #0\n\t"
-                         "movi d11, #0\n"
-                         "1:\n\t" F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7) F1(8)
-                         F1(9) F1(10) F1(11)
-                         "subs %0, %0, #1\n\tb.ne 1b"
-                         : "+r"(iters) : "r"(fma_in)
-                         : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-                           "d11", "d12", "d13", "cc", "memory");
-}
-#endif
 
 static double
 real_fma(xray_machine *base, int chains)
 {
-#ifdef FMA_ISA
   struct real *m = (struct real *) base;
   struct sigaction sa, old;
   struct xray__kernel k = { run_fma, &chains };
   volatile int ok = 0;
 
+  if (!xray__isa_fma_name) {
+    snprintf(base->error, sizeof base->error, "xray has no fused multiply-add kernel for this ISA");
+    return NAN;
+  }
   if (chains != 1)
     chains = 12;
   memset(&sa, 0, sizeof sa);
@@ -378,7 +330,8 @@ real_fma(xray_machine *base, int chains)
   }
   sigaction(SIGILL, &old, NULL);
   if (!ok) {
-    snprintf(base->error, sizeof base->error, "the processor does not execute %s", FMA_ISA);
+    snprintf(base->error, sizeof base->error, "the processor does not execute %s",
+             xray__isa_fma_name);
     return NAN;
   }
   /* Both loops run 12 instructions per iteration. */
@@ -386,11 +339,6 @@ real_fma(xray_machine *base, int chains)
     double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
     return ticks / 12.0 / m->ticks_per_cycle;
   }
-#else
-  (void) chains;
-  snprintf(base->error, sizeof base->error, "xray has no fused multiply-add kernel for this ISA");
-  return NAN;
-#endif
 }
 
 /* --- CPUs ---------------------------------------------------------------- */
@@ -515,11 +463,11 @@ xray_machine_real(char *err, size_t errlen)
   calibrate(m);
   if (m->base.core_hz > 0)
     snprintf(m->base.desc, sizeof m->base.desc,
-             "this machine (%s ticks at %.2f MHz, core %.1f MHz)", xray__tick_source(),
+             "this machine (%s ticks at %.2f MHz, core %.1f MHz)", xray__isa_tick_source,
              m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
   else
     snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz)",
-             xray__tick_source(), m->base.tick_hz / 1e6);
+             xray__isa_tick_source, m->base.tick_hz / 1e6);
   xray__machine_begin(&m->base);
   return &m->base;
 }

@@ -10,10 +10,6 @@
 #endif
 #include "xray-internal.h"
 
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#include <cpuid.h>
-#endif
-
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -268,12 +264,10 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       return 0;
     }
   } else if (strcmp(name, "XRAY_HAVE_FMA_ISA") == 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    if ((*v = cpuinfo("flags", "fma")) >= 0) {
+    if (xray__isa_fma_flag && (*v = cpuinfo("flags", xray__isa_fma_flag)) >= 0) {
       snprintf(src, srclen, "/proc/cpuinfo");
       return 0;
     }
-#endif
   } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
     static int cpu[1];
     long n = fsroot() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -320,43 +314,25 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
   return -1;
 }
 
-/* The data TLBs as the processor describes them: AMD's extended leaves
- * 0x80000005 (first level) and 0x80000006 (second level), 4 KB pages.
- * Other vendors leave these fields zero, and then there is no view. */
+/* The data TLBs as the processor describes them (isa/: AMD's CPUID leaves
+ * on x86; other vendors leave them zero, and then there is no view). */
 static int
-cpuid_tlb(const char *name, double *v, char *src, size_t srclen)
+isa_tlb(const char *name, double *v, char *src, size_t srclen)
 {
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  /* Fn8000_0006's associativity codes, ways by code (-1 fully). */
-  static const int ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, -1 };
-  unsigned a, b, c, d, e, w;
   int first = strncmp(name, "XRAY_DTLB_", 10) == 0;
+  unsigned entries, ways;
 
-  if (!first && strncmp(name, "XRAY_L2TLB_", 11) != 0)
-    return -1;
-  if (!__get_cpuid(first ? 0x80000005 : 0x80000006, &a, &b, &c, &d))
-    return -1;
-  e = first ? (b >> 16) & 0xff : (b >> 16) & 0xfff;
-  w = first ? b >> 24 : b >> 28;
-  if (e == 0)
+  if ((!first && strncmp(name, "XRAY_L2TLB_", 11) != 0)
+      || xray__isa_tlb(first ? 1 : 2, &entries, &ways) != 0)
     return -1;
   if (strstr(name, "_ENTRIES"))
-    *v = e;
-  else if (strstr(name, "_ASSOC")) {
-    if (first)
-      *v = w == 0xff ? e : w;
-    else if (ways[w] != 0)
-      *v = ways[w] < 0 ? e : (unsigned) ways[w];
-    else
-      return -1;
-  } else
+    *v = entries;
+  else if (strstr(name, "_ASSOC") && ways > 0)
+    *v = ways;
+  else
     return -1;
   snprintf(src, srclen, "cpuid");
   return 0;
-#else
-  (void) name, (void) v, (void) src, (void) srclen;
-  return -1;
-#endif
 }
 
 int
@@ -390,7 +366,7 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
     snprintf(src, srclen, "sysfs");
     return 0;
   }
-  if (os_cpu(name, v, src, srclen) == 0 || (live && cpuid_tlb(name, v, src, srclen) == 0))
+  if (os_cpu(name, v, src, srclen) == 0 || (live && isa_tlb(name, v, src, srclen) == 0))
     return 0;
   if (live && strcmp(name, "XRAY_PAGE_SIZE") == 0) {
     long p = sysconf(_SC_PAGESIZE);
