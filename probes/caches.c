@@ -112,7 +112,7 @@ caches_lay_out(struct cc *c, double k, uint64_t pair)
 double
 caches_run_chain(struct cc *c, size_t n, double k, const char *what)
 {
-  struct xray__chase ch = { c->off, n, XRAY_ARENA_HUGE, 1 };
+  struct xray__chase ch = { c->off, n, XRAY__ARENA_HUGE, 1 };
   double y = xray__point(c->m, "caches", what, k, c->m->ops->chase(c->m, &ch));
 
   if (isnan(y))

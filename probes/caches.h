@@ -1,8 +1,8 @@
 /* The caches probe's shared state, split over caches.c (the probe and
  * its pages and chains), caches-model.c, caches-curve.c and
  * caches-conflict.c. */
-#ifndef XRAY_CACHES_H
-#define XRAY_CACHES_H
+#ifndef XRAY__CACHES_H
+#define XRAY__CACHES_H
 
 #include "xray-internal.h"
 

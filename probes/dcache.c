@@ -48,7 +48,7 @@ chain(struct dc *d, uint64_t stride, size_t n, uint64_t last)
     d->off[k++] = last;
   snprintf(layout, sizeof layout, "s%llu+%llu", (unsigned long long) stride,
            (unsigned long long) last);
-  y = xray__chase_time(d->m, d->off, k, XRAY_ARENA_HUGE, &d->rng, "dcache", layout);
+  y = xray__chase_time(d->m, d->off, k, XRAY__ARENA_HUGE, &d->rng, "dcache", layout);
   if (isnan(y))
     d->failed = 1;
   return y;

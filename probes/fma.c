@@ -16,8 +16,8 @@ static int
 run_fma(xray_machine *m, xray_report *r)
 {
   static const struct xray_cspec k[2] = {
-    { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY_STYLE_BARRIER },
-    { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY_STYLE_BARRIER },
+    { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY__STYLE_BARRIER },
+    { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY__STYLE_BARRIER },
   };
   struct xray__timed t[2];
   xray_value *have = xray_report_add(r, "XRAY_HAVE_FMA",

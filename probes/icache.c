@@ -44,13 +44,13 @@ struct ctx {
 static double
 loop_bytes(const struct xray_stmt *s, size_t n)
 {
-  return (double) n * s->len + XRAY_LOOP_TAIL_BYTES;
+  return (double) n * s->len + XRAY__LOOP_TAIL_BYTES;
 }
 
 static size_t
 stmts_for(const struct xray_stmt *s, double bytes)
 {
-  double n = floor((bytes - XRAY_LOOP_TAIL_BYTES) / s->len);
+  double n = floor((bytes - XRAY__LOOP_TAIL_BYTES) / s->len);
 
   return n < 1 ? 1 : (size_t) n;
 }
@@ -422,8 +422,8 @@ struct cctx {
 static double
 cpoint(struct cctx *c, size_t n, double *bytes)
 {
-  static const struct xray_cspec add4 = { "p1 += p0; p2 += p0; p3 += p0; p4 += p0", "long", 5,
-                                          1, XRAY_STYLE_BARRIER };
+  static const struct xray_cspec add4 = { "p1 += p0; p2 += p0; p3 += p0; p4 += p0", "long", 5, 1,
+                                          XRAY__STYLE_BARRIER };
   double y = c->m->ops->ccode(c->m, &add4, n, bytes);
 
   return xray__point(c->m, "icache", "c-add4", *bytes, y);

@@ -114,7 +114,7 @@ chain_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, const 
   c->type = type;
   c->nvars = k + 1 + fma;
   c->unroll = unroll;
-  c->style = XRAY_STYLE_BARRIER;
+  c->style = XRAY__STYLE_BARRIER;
 }
 
 static void

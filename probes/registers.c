@@ -40,7 +40,7 @@ reg_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, int n, i
   c->type = type;
   c->nvars = n;
   c->unroll = unroll;
-  c->style = XRAY_STYLE_BARRIER;
+  c->style = XRAY__STYLE_BARRIER;
 }
 
 #define COARSE (REG_MAX / REG_STEP)
@@ -84,7 +84,7 @@ run_registers(xray_machine *m, xray_report *r)
       probe[j].type = vec_candidates[j];
       probe[j].nvars = 2;
       probe[j].unroll = 1;
-      probe[j].style = XRAY_STYLE_BARRIER;
+      probe[j].style = XRAY__STYLE_BARRIER;
     }
     if (m->ops->kbuild(m, probe, 4) == 0) {
       for (j = 0; j < 4 && !type[2]; j++) {

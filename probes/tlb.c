@@ -73,8 +73,8 @@ static double
 point(void *p, double x)
 {
   struct tc *c = p;
-  double base, d = xray__tlb_cost(c->m, c->off, (size_t) x, 0, 1, XRAY_ARENA_SMALL, &c->rng,
-                                  "tlb", &base);
+  double base,
+      d = xray__tlb_cost(c->m, c->off, (size_t) x, 0, 1, XRAY__ARENA_SMALL, &c->rng, "tlb", &base);
 
   if (isnan(d)) {
     c->failed = 1;
@@ -130,9 +130,9 @@ ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double
 
   for (r = 0; r < rounds; r++)
     for (i = 0; i < n; i++) {
-      double base, d = xray__tlb_cost(c->m, c->off, (size_t) x[i], c->fill, s,
-                                      XRAY_ARENA_SMALL, &c->rng,
-                                      c->fill ? "tlb-set" : "tlb-stride", &base);
+      double base,
+          d = xray__tlb_cost(c->m, c->off, (size_t) x[i], c->fill, s, XRAY__ARENA_SMALL, &c->rng,
+                             c->fill ? "tlb-set" : "tlb-stride", &base);
       if (isnan(d)) {
         c->failed = 1;
         return -1;
@@ -295,7 +295,7 @@ strided(struct tc *c, size_t n, uint64_t s)
   for (i = 0; i < n; i++)
     c->off[i] = i * s + (i % (span / 64)) * 64;
   snprintf(layout, sizeof layout, "s%llu", (unsigned long long) s);
-  return xray__chase_time(c->m, c->off, n, XRAY_ARENA_SMALL, &c->rng, "tlb-page", layout);
+  return xray__chase_time(c->m, c->off, n, XRAY__ARENA_SMALL, &c->rng, "tlb-page", layout);
 }
 
 /* What tlb_run has established so far. */

@@ -1,7 +1,7 @@
 /* Internal interfaces of libxray (symbols xray__*).  Not installed as a
  * header; the engine sources are installed for the AX_XRAY_* macros. */
-#ifndef XRAY_INTERNAL_H
-#define XRAY_INTERNAL_H
+#ifndef XRAY__INTERNAL_H
+#define XRAY__INTERNAL_H
 
 #include "xray.h"
 #include "isa/isa.h"
@@ -14,9 +14,9 @@
  * (--enable-sanitizers) load shadow memory, which would share the caches
  * and TLBs the loops measure. */
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
-#define XRAY_UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
+#define XRAY__UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
 #else
-#define XRAY_UNINSTRUMENTED
+#define XRAY__UNINSTRUMENTED
 #endif
 
 /* measure/decimal.c: a decimal number as strtod reads it, and nothing else (no
@@ -39,8 +39,8 @@ struct xray_stmt {
 };
 
 /* The loop control after the body: dec, jz, jmp (8 bytes, 3 instructions). */
-#define XRAY_LOOP_TAIL_BYTES 8
-#define XRAY_LOOP_TAIL_OPS 3
+#define XRAY__LOOP_TAIL_BYTES 8
+#define XRAY__LOOP_TAIL_OPS 3
 
 struct xray__machine_code {
   void *mem;
@@ -62,7 +62,7 @@ int xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax,
 int xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
 
 /* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
-enum xray_cstyle { XRAY_STYLE_BARRIER, XRAY_STYLE_SWITCH };
+enum xray_cstyle { XRAY__STYLE_BARRIER, XRAY__STYLE_SWITCH };
 
 struct xray_cspec {
   const char *stmts;            /* "p0 = p0 + p1" or "S1|S2|..." */
@@ -203,8 +203,8 @@ int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out
  * arena offsets off[0], off[1], ..., off[n-1], off[0], ... and each load's
  * address is the value the previous load read (X-Ray's p = *(void **)p). */
 enum xray__arena_kind {
-  XRAY_ARENA_HUGE,              /* large pages where the OS gives them */
-  XRAY_ARENA_SMALL              /* base pages only (TLB probes) */
+  XRAY__ARENA_HUGE, /* large pages where the OS gives them */
+  XRAY__ARENA_SMALL /* base pages only (TLB probes) */
 };
 
 struct xray__chase {
@@ -223,7 +223,7 @@ struct xray__arena {
 };
 
 /* Loads per call of xray__chase_run per iteration. */
-#define XRAY_CHASE_UNROLL 16
+#define XRAY__CHASE_UNROLL 16
 
 /* real/arena.c: the real machine's memory for chases, and the chase. */
 int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind,

@@ -1,6 +1,6 @@
 /* Minimal TAP producer for the C tests: every check prints both values. */
-#ifndef XRAY_TAP_H
-#define XRAY_TAP_H
+#ifndef XRAY__TAP_H
+#define XRAY__TAP_H
 
 #include <math.h>
 #include <stdarg.h>

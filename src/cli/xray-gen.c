@@ -73,7 +73,7 @@ main(int argc, char **argv)
     { "help", no_argument, 0, 'h' },         { "version", no_argument, 0, 'V' },
     { 0, 0, 0, 0 }
   };
-  struct xray_cspec c = { NULL, "long", 2, 32, XRAY_STYLE_BARRIER };
+  struct xray_cspec c = { NULL, "long", 2, 32, XRAY__STYLE_BARRIER };
   const char *lang = NULL;
   long count = 0;
   int opt, with_main = 0;
@@ -101,9 +101,9 @@ main(int argc, char **argv)
       break;
     case 'y':
       if (strcmp(optarg, "barrier") == 0)
-        c.style = XRAY_STYLE_BARRIER;
+        c.style = XRAY__STYLE_BARRIER;
       else if (strcmp(optarg, "switch") == 0)
-        c.style = XRAY_STYLE_SWITCH;
+        c.style = XRAY__STYLE_SWITCH;
       else {
         fprintf(stderr, "%s: invalid --style '%s' (barrier or switch)\n", prog, optarg);
         return 2;

@@ -2,8 +2,8 @@
  * (x86-64 and i386), aarch64.c, and generic.c for every other; exactly
  * one of them has a body in a build.  A leaf: it knows no machine, probe
  * or backend.  (The x86-64 machine-code emitter is kernels/machine-code.c.) */
-#ifndef XRAY_ISA_H
-#define XRAY_ISA_H
+#ifndef XRAY__ISA_H
+#define XRAY__ISA_H
 
 #include <stdint.h>
 

@@ -58,9 +58,9 @@ static const unsigned char tail[] = { 0x48, 0xff, 0xcf,         /* dec %rdi */
 /* The statement table is data and serves the simulated machine on every
  * host; only the x86-64 System V host can run the bytes. */
 #if defined(__x86_64__) && !defined(_WIN32)
-#define XRAY_MCODE_ISA "x86-64"
+#define XRAY__MCODE_ISA "x86-64"
 #else
-#define XRAY_MCODE_ISA NULL
+#define XRAY__MCODE_ISA NULL
 #endif
 
 #define NSTMTS (sizeof stmts / sizeof stmts[0])
@@ -68,7 +68,7 @@ static const unsigned char tail[] = { 0x48, 0xff, 0xcf,         /* dec %rdi */
 const char *
 xray__machine_code_isa(void)
 {
-  return XRAY_MCODE_ISA;
+  return XRAY__MCODE_ISA;
 }
 
 const struct xray_stmt *
@@ -156,7 +156,7 @@ xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t
   size_t body, end, total, pg = (size_t) sysconf(_SC_PAGESIZE);
   void *mem;
 
-  if (!XRAY_MCODE_ISA) {
+  if (!XRAY__MCODE_ISA) {
     snprintf(err, errlen, "no machine-code backend for this ISA");
     return NULL;
   }

@@ -17,7 +17,7 @@ xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind
   c.n = n;
   c.arena = arena;
   c.quick = 0;
-  snprintf(kernel, sizeof kernel, "%s/%s", arena == XRAY_ARENA_HUGE ? "chase" : "chase-4k",
+  snprintf(kernel, sizeof kernel, "%s/%s", arena == XRAY__ARENA_HUGE ? "chase" : "chase-4k",
            layout);
   return xray__point(m, probe, kernel, (double) n, m->ops->chase(m, &c));
 }

@@ -250,7 +250,7 @@ xray__fit_ramp(const double *x, const double *y, size_t n, double *slope, double
 }
 
 /* Crossing level for a sharp edge, as a fraction of the jump. */
-#define XRAY_EDGE_PHI 0.75
+#define XRAY__EDGE_PHI 0.75
 
 static double
 snap(double x, double g)
@@ -322,7 +322,7 @@ xray__refine_edge(double a, double b, double lo, double hi, double g,
     first_high = -1;
     for (k = 0; k < n; k++) {
       phi[k] = (sm[k] - lo) / (hi - lo);
-      if (phi[k] >= XRAY_EDGE_PHI && first_high < 0)
+      if (phi[k] >= XRAY__EDGE_PHI && first_high < 0)
         first_high = k;
     }
     /* The onset may lie before the points (a coarse point already in the

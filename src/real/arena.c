@@ -50,7 +50,7 @@ xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kin
     a->base = (char *) p;
     a->len = len;
 #ifdef MADV_HUGEPAGE
-    madvise(a->base, len, kind == XRAY_ARENA_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    madvise(a->base, len, kind == XRAY__ARENA_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
     (void) kind;
 #endif
@@ -93,7 +93,7 @@ xray__chase_link(char *base, const struct xray__chase *c)
 
 #define L1 p = *(void **) p;
 #define L4 L1 L1 L1 L1
-XRAY_UNINSTRUMENTED void *
+XRAY__UNINSTRUMENTED void *
 xray__chase_run(void *p, uint64_t iters)
 {
   while (iters--) {

@@ -100,8 +100,7 @@ real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byt
   long size;
 
   if (!(m->c_core_hz > 0)) {
-    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000,
-                                             XRAY_STYLE_BARRIER };
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000, XRAY__STYLE_BARRIER };
     if (xray__ckernel_run(&chain, base->cc, base->cflags, &ns, &size, base->error,
                           sizeof base->error))
       return NAN;
@@ -155,18 +154,18 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   ctx.p = a->base + c->off[0];
   /* Warm up with two full traversals: the whole chain is then resident
    * wherever it fits, and the chase goes on from where it stopped. */
-  warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
+  warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
   t0 = xray__isa_ticks();
   run_chase(&ctx, warm);
   t1 = xray__isa_ticks();
-  per_load = (double) (t1 - t0) / (double) (warm * XRAY_CHASE_UNROLL);
+  per_load = (double) (t1 - t0) / (double) (warm * XRAY__CHASE_UNROLL);
   if (c->quick) {
     /* QUICK_LOADS of the chain, the fastest of three: one draw of many,
      * whose spread the caller averages.  The chain is in random order,
      * so a stretch of it costs what the whole does. */
-    uint64_t iters = (QUICK_LOADS + XRAY_CHASE_UNROLL - 1) / XRAY_CHASE_UNROLL;
-    return (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY_CHASE_UNROLL)
-           / m->ticks_per_cycle;
+    uint64_t iters = (QUICK_LOADS + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
+    return (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY__CHASE_UNROLL)
+        / m->ticks_per_cycle;
   }
   s = m->sampler;
   need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);
@@ -175,7 +174,7 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   ticks = xray__measure(&s, &k, NULL);
   m->sampler.unsure = s.unsure;
   m->sampler.measured = s.measured;
-  return ticks / XRAY_CHASE_UNROLL / m->ticks_per_cycle;
+  return ticks / XRAY__CHASE_UNROLL / m->ticks_per_cycle;
 }
 
 /* --- kernel sets ------------------------------------------------------- */
@@ -267,8 +266,7 @@ add_ticks(struct real *m, int windows)
     k.ctx = &ctx;
     per = 1000;
   } else {
-    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 100,
-                                             XRAY_STYLE_BARRIER };
+    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 100, XRAY__STYLE_BARRIER };
     if (!m->chain.n && xray__kernel_set_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
                                           m->base.error, sizeof m->base.error))
       return NAN;

@@ -6,14 +6,14 @@
  * and /proc instead, and only that tree: hwloc, sysconf, CPUID and the
  * affinity mask describe the machine xray runs on, not the tree. */
 #ifdef HAVE_CONFIG_H
-#include "config.h"             /* XRAY_HAVE_HWLOC */
+#include "config.h" /* XRAY__HAVE_HWLOC */
 #endif
 #include "xray-internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef XRAY_HAVE_HWLOC
+#ifdef XRAY__HAVE_HWLOC
 #include <hwloc.h>
 #endif
 
@@ -95,7 +95,7 @@ sysfs_cache(int level, const char *type, const char *field)
   return -1;
 }
 
-#ifdef XRAY_HAVE_HWLOC
+#ifdef XRAY__HAVE_HWLOC
 static double
 hwloc_l1i(void)
 {
@@ -277,7 +277,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       return 0;
     }
   } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
-#ifdef XRAY_HAVE_HWLOC
+#ifdef XRAY__HAVE_HWLOC
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
     if (mine && in && !fsroot() && hwloc_topology_init(&t) == 0) {
@@ -341,7 +341,7 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
   int live = !fsroot();
 
   if (strcmp(name, "XRAY_L1I_SIZE") == 0) {
-#ifdef XRAY_HAVE_HWLOC
+#ifdef XRAY__HAVE_HWLOC
     if (live && (*v = hwloc_l1i()) > 0) {
       snprintf(src, srclen, "hwloc");
       return 0;

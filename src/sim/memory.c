@@ -282,7 +282,7 @@ double
 xray__sim_chase(xray_machine *base, const struct xray__chase *c)
 {
   struct sim *m = (struct sim *) base;
-  int huge = c->arena == XRAY_ARENA_HUGE;
+  int huge = c->arena == XRAY__ARENA_HUGE;
   uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
   size_t i, loads, done = 0;
   double sum = 0;

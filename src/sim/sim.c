@@ -62,7 +62,7 @@ uop_holds(const struct sim *m, const struct xray_stmt *s, size_t n, double ops)
   runs = s->jumps ? per_win * s->jumps : 1;
   if (runs < 1)
     runs = 1;
-  windows = ceil(((double) n * s->len + XRAY_LOOP_TAIL_BYTES) / 64);
+  windows = ceil(((double) n * s->len + XRAY__LOOP_TAIL_BYTES) / 64);
   return windows * runs * ceil(per_win * s->ops / runs / (double) m->uop_entry)
          <= (double) (m->uop_ops / m->uop_entry);
 }
@@ -71,7 +71,7 @@ static double
 sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
   struct sim *m = (struct sim *) base;
-  const unsigned long tail_bytes = XRAY_LOOP_TAIL_BYTES, tail_ops = XRAY_LOOP_TAIL_OPS;
+  const unsigned long tail_bytes = XRAY__LOOP_TAIL_BYTES, tail_ops = XRAY__LOOP_TAIL_OPS;
   const unsigned long end = 1UL << 30;
   unsigned long first = (end - n * s->len) / m->l1i.line;
   unsigned long last = (end + tail_bytes - 1) / m->l1i.line;
@@ -106,7 +106,7 @@ sim_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byte
   const struct xray_stmt *s = xray__stmt_find("add4");
 
   (void) c;
-  *bytes = (double) n * s->len + XRAY_LOOP_TAIL_BYTES;
+  *bytes = (double) n * s->len + XRAY__LOOP_TAIL_BYTES;
   return sim_code(base, s, n);
 }
 

@@ -1,7 +1,7 @@
 /* The simulated machine, shared by sim.c (its spec, the front end and the
  * core) and memory.c (caches, TLBs and the loads of a chase). */
-#ifndef XRAY_SIM_H
-#define XRAY_SIM_H
+#ifndef XRAY__SIM_H
+#define XRAY__SIM_H
 
 #include "xray-internal.h"
 

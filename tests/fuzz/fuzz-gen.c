@@ -29,7 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   c.type = types[data[0] % (sizeof types / sizeof *types)];
   c.nvars = data[1] % 64;
   c.unroll = 1 + data[1] / 4;
-  c.style = data[0] & 0x80 ? XRAY_STYLE_SWITCH : XRAY_STYLE_BARRIER;
+  c.style = data[0] & 0x80 ? XRAY__STYLE_SWITCH : XRAY__STYLE_BARRIER;
   err[0] = 0;
   if (xray__gen_c(sink, &c, err, sizeof err) && !err[0])
     abort();

@@ -230,7 +230,7 @@ test_report(void)
 static void
 test_gen(void)
 {
-  struct xray_cspec c = { "p0 = p0 + p1", "double", 2, 8, XRAY_STYLE_BARRIER };
+  struct xray_cspec c = { "p0 = p0 + p1", "double", 2, 8, XRAY__STYLE_BARRIER };
   char err[256] = "", buf[16384];
   FILE *f = fmemopen(buf, sizeof buf, "w");
   unsigned char *bytes;
@@ -243,7 +243,7 @@ test_gen(void)
   for (p = buf; (p = strstr(p, "p0 = p0 + p1;")); p++)
     adds++;
   tap_ok(adds == 8, "unroll 8 gives 8 statements (got %zu)", adds);
-  tap_ok(strstr(buf, "__asm__ __volatile__(XRAY_MARK(\"k s1\") : XRAY_FREG(p0))") != NULL,
+  tap_ok(strstr(buf, "__asm__ __volatile__(XRAY__MARK(\"k s1\") : XRAY__FREG(p0))") != NULL,
          "a register barrier names the written variable and carries its marker");
   c.stmts = "p0 == p1";
   tap_ok(xray__gen_c(stdout, &c, err, sizeof err) != 0 && strstr(err, "assigns none"),
@@ -254,8 +254,8 @@ test_gen(void)
          "too many variables rejected: %s", err);
 
   tap_ok(s && xray__machine_code_bytes(s, 100, &bytes, &len) == 0, "machine code for 100 x nop8");
-  tap_ok((len - XRAY_LOOP_TAIL_BYTES) % 64 == 0, "the loop tail starts on a 64-byte boundary");
-  tap_ok(memcmp(bytes + len - XRAY_LOOP_TAIL_BYTES - 8, s->bytes, 8) == 0
+  tap_ok((len - XRAY__LOOP_TAIL_BYTES) % 64 == 0, "the loop tail starts on a 64-byte boundary");
+  tap_ok(memcmp(bytes + len - XRAY__LOOP_TAIL_BYTES - 8, s->bytes, 8) == 0
              && bytes[len - 1] == 0xc3,
          "the body ends with the statement, the kernel with ret");
   free(bytes);

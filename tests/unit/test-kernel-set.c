@@ -12,20 +12,21 @@
 #include <string.h>
 
 static const struct xray_cspec fam[] = {
-  { "p0 = p0 + p1", "long", 2, 32, XRAY_STYLE_BARRIER },            /* latency */
-  { "p0 = p0 / p1", "double", 2, 32, XRAY_STYLE_BARRIER },
-  { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY_STYLE_BARRIER },     /* fma as written */
-  { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY_STYLE_BARRIER },  /* fma reference */
+  { "p0 = p0 + p1", "long", 2, 32, XRAY__STYLE_BARRIER }, /* latency */
+  { "p0 = p0 / p1", "double", 2, 32, XRAY__STYLE_BARRIER },
+  { "p0 = p0 * p1 + p2", "double", 3, 32, XRAY__STYLE_BARRIER }, /* fma as written */
+  { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY__STYLE_BARRIER }, /* fma reference */
   { "p0 = p0 * p8|p1 = p1 * p8|p2 = p2 * p8|p3 = p3 * p8|p4 = p4 * p8|p5 = p5 * p8|"
-    "p6 = p6 * p8|p7 = p7 * p8", "double", 9, 48, XRAY_STYLE_BARRIER },   /* throughput */
-  { "p0 = p0 + p4|p1 = p1 + p4|p2 = p2 + p4|p3 = p3 + p4", "__m128d", 5, 48,
-    XRAY_STYLE_BARRIER },
+    "p6 = p6 * p8|p7 = p7 * p8",
+    "double", 9, 48, XRAY__STYLE_BARRIER }, /* throughput */
+  { "p0 = p0 + p4|p1 = p1 + p4|p2 = p2 + p4|p3 = p3 + p4", "__m128d", 5, 48, XRAY__STYLE_BARRIER },
   { "p1 += p0|p2 += p0|p3 += p0|p4 += p0|p5 += p0|p6 += p0|p7 += p0", "long", 8, 24,
-    XRAY_STYLE_BARRIER },                                            /* registers, fits */
+    XRAY__STYLE_BARRIER }, /* registers, fits */
   { "p1 += p0|p2 += p0|p3 += p0|p4 += p0|p5 += p0|p6 += p0|p7 += p0|p8 += p0|p9 += p0|"
     "p10 += p0|p11 += p0|p12 += p0|p13 += p0|p14 += p0|p15 += p0|p16 += p0|p17 += p0|"
-    "p18 += p0|p19 += p0", "double", 20, 19, XRAY_STYLE_BARRIER },   /* registers, spills */
-  { "p0 = p0 + p1", "__m512d", 2, 8, XRAY_STYLE_BARRIER },         /* not at -O2 */
+    "p18 += p0|p19 += p0",
+    "double", 20, 19, XRAY__STYLE_BARRIER }, /* registers, spills */
+  { "p0 = p0 + p1", "__m512d", 2, 8, XRAY__STYLE_BARRIER }, /* not at -O2 */
 };
 #define NFAM (sizeof fam / sizeof *fam)
 
