@@ -211,7 +211,7 @@ add_level(xray_report *r, int lv, xray_value *v[4])
   for (f = 0; f < 4; f++) {
     snprintf(name, sizeof name, "XRAY_L%d_%s", lv, level_fields[f].suffix);
     snprintf(desc, sizeof desc, "L%d cache %s", lv, level_fields[f].desc);
-    v[f] = xray_report_add(r, name, desc, level_fields[f].unit);
+    v[f] = xray__report_add(r, name, desc, level_fields[f].unit);
   }
 }
 
@@ -231,8 +231,8 @@ probe_unavailable(xray_report *r, xray_value *vlev)
     for (j = 0; j < 4; j++)
       xray__value_unknown(v[j], why);
   }
-  xray__value_unknown(xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency",
-                                      "cycles"), why);
+  xray__value_unknown(
+      xray__report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles"), why);
 }
 
 /* Level i's ways (a conflict set), capacity (the page-colour model, or
@@ -508,7 +508,7 @@ report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, in
   char method[240];
   xray_value *vmem;
 
-  vmem = xray_report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
+  vmem = xray__report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
   if (vmem) {
     /* Memory's plateau holds when the levels before it merged. */
     if (why[0] && !merged)
@@ -534,8 +534,8 @@ caches_run(xray_machine *m, xray_report *r)
 {
   struct cc *c = calloc(1, sizeof *c);
   struct shape *S = calloc(1, sizeof *S);
-  xray_value *vlev = xray_report_add(r, "XRAY_CACHE_LEVELS",
-                                     "data or unified cache levels, L1 included", "levels");
+  xray_value *vlev = xray__report_add(r, "XRAY_CACHE_LEVELS",
+                                      "data or unified cache levels, L1 included", "levels");
   struct level *L;
   int nl, i, j, rc = 0, merged;
   char method[240], why[200], lastwhy[200], unsettled[200];

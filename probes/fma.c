@@ -20,14 +20,13 @@ run_fma(xray_machine *m, xray_report *r)
     { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY__STYLE_BARRIER },
   };
   struct xray__timed t[2];
-  xray_value *have = xray_report_add(r, "XRAY_HAVE_FMA",
-                                     "the compiler fuses a+b*c at these flags", "boolean");
-  xray_value *isa = xray_report_add(r, "XRAY_HAVE_FMA_ISA",
-                                    "the processor executes a fused multiply-add", "boolean");
-  xray_value *lat = xray_report_add(r, "XRAY_FMA_LATENCY", "fused multiply-add latency",
-                                    "cycles");
-  xray_value *per = xray_report_add(r, "XRAY_FMA_PER_CYCLE",
-                                    "fused multiply-adds started per cycle", "ops");
+  xray_value *have =
+      xray__report_add(r, "XRAY_HAVE_FMA", "the compiler fuses a+b*c at these flags", "boolean");
+  xray_value *isa = xray__report_add(r, "XRAY_HAVE_FMA_ISA",
+                                     "the processor executes a fused multiply-add", "boolean");
+  xray_value *lat = xray__report_add(r, "XRAY_FMA_LATENCY", "fused multiply-add latency", "cycles");
+  xray_value *per =
+      xray__report_add(r, "XRAY_FMA_PER_CYCLE", "fused multiply-adds started per cycle", "ops");
   char how[200], err[200];
   double l1, l12;
   int fused = -1;

@@ -170,7 +170,7 @@ run_ops(xray_machine *m, xray_report *r, int throughput)
     xray__define_name(name, sizeof name, throughput ? "II" : "LAT", ops[i].type, ops[i].op);
     snprintf(desc, sizeof desc, "%s of %s %s", throughput ? "initiation interval" : "latency",
              ops[i].type, ops[i].op);
-    if (!(v = xray_report_add(r, name, desc, throughput ? "cycles per op" : "cycles")))
+    if (!(v = xray__report_add(r, name, desc, throughput ? "cycles per op" : "cycles")))
       return -1;
     if (!built) {
       xray__value_unknown(v, m->error);

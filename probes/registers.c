@@ -97,14 +97,14 @@ run_registers(xray_machine *m, xray_report *r)
                  "__m128d, float64x2_t", m->cc, m->cflags);
     }
     if (!type[2]) {
-      xray_value *x = xray_report_add(r, classes[2].name, classes[2].desc, "registers");
+      xray_value *x = xray__report_add(r, classes[2].name, classes[2].desc, "registers");
       if (!x)
         return -1;
       xray__value_unknown(x, m->error);
     }
   }
   for (c = 0; c < 3; c++)
-    if (type[c] && !(v[c] = xray_report_add(r, classes[c].name, classes[c].desc, "registers")))
+    if (type[c] && !(v[c] = xray__report_add(r, classes[c].name, classes[c].desc, "registers")))
       return -1;
 
   /* Coarse pass: static check only (timing too where it cannot be read). */

@@ -10,6 +10,44 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* run/report.c: the results behind xray.h's opaque types.  The fixed
+ * arrays are private: a longer field changes no program linked to
+ * libxray. */
+struct xray_value {
+  char name[48]; /* define name, e.g. XRAY_L1I_SIZE */
+  char desc[96];
+  char unit[16]; /* "bytes", "ops", ... */
+  double value;
+  xray_source source;
+  int have_os; /* the OS view below is set */
+  double os_value;
+  char os_source[48]; /* "sysfs", "sysconf", "hwloc" */
+  int disagree; /* measured and OS differ by > tolerance */
+  int unconfirmed; /* repeated determinations did not agree */
+  double seconds; /* spent measuring this value's probe */
+  char method[640]; /* kernel, layout, backend; why not confirmed */
+  char reason[400]; /* why unknown */
+  double exact; /* unrounded value, or NAN */
+  double ns; /* the value in nanoseconds (latencies), or NAN */
+  int effective; /* a shared level: what this process gets */
+};
+
+#define XRAY__REPORT_MAX 256
+
+struct xray_report {
+  size_t n;
+  xray_value v[XRAY__REPORT_MAX];
+  char machine[200];
+  char tick_source[32];
+  char compiler[300]; /* CC and CFLAGS the C kernels were built with */
+  double core_mhz;
+  double seconds;
+};
+
+/* An empty report in place; a value added to it (NULL if it is full). */
+void xray__report_init(xray_report *r);
+xray_value *xray__report_add(xray_report *r, const char *name, const char *desc, const char *unit);
+
 /* Timed loops run as the hardware runs them: a sanitizer's checks
  * (--enable-sanitizers) load shadow memory, which would share the caches
  * and TLBs the loops measure. */

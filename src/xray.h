@@ -3,10 +3,10 @@
  *
  *   char err[256];
  *   xray_machine *m = xray_machine_real(err, sizeof err);
- *   xray_report r;
- *   xray_report_init(&r);
- *   xray_probe_run(xray_probe_find("icache"), m, &r);
- *   xray_report_write(&r, stdout, XRAY_FORMAT_JSON);
+ *   xray_report *r = xray_report_new();
+ *   xray_probe_run(xray_probe_find("icache"), m, r);
+ *   xray_report_write(r, stdout, XRAY_FORMAT_JSON);
+ *   xray_report_free(r);
  *   xray_machine_free(m);
  */
 #ifndef XRAY_H
@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 1
+#define XRAY_API_VERSION 2
 
 const char *xray_version(void);
 
@@ -74,41 +74,51 @@ typedef enum xray_source {
   XRAY_SOURCE_UNKNOWN           /* could not be established; see reason */
 } xray_source;
 
-typedef struct xray_value {
-  char name[48];                /* define name, e.g. XRAY_L1I_SIZE */
-  char desc[96];
-  char unit[16];                /* "bytes", "ops", ... */
-  double value;
-  xray_source source;
-  int have_os;                  /* the OS view below is set */
-  double os_value;
-  char os_source[48];           /* "sysfs", "sysconf", "hwloc" */
-  int disagree;                 /* measured and OS differ by > tolerance */
-  int unconfirmed;              /* repeated determinations did not agree */
-  double seconds;               /* spent measuring this value's probe */
-  char method[640];             /* kernel, layout, backend; why not confirmed */
-  char reason[400];             /* why unknown */
-  double exact;                 /* unrounded value, or NAN */
-  double ns;                    /* the value in nanoseconds (latencies), or NAN */
-  int effective;                /* a shared level: what this process gets */
-} xray_value;
+/* Results are opaque (libxray 1:0:0, API version 2): a report holds the
+ * values of the probes run into it, in order, and each value is read
+ * through the functions below, so that fields can be added without
+ * breaking programs linked to an older libxray.  Strings stay valid until
+ * the report is freed. */
+typedef struct xray_value xray_value;
+typedef struct xray_report xray_report;
 
-#define XRAY_REPORT_MAX 256
+/* An empty report, or NULL if memory is short; and its end. */
+xray_report *xray_report_new(void);
+void xray_report_free(xray_report *r);
 
-typedef struct xray_report {
-  size_t n;
-  xray_value v[XRAY_REPORT_MAX];
-  char machine[200];
-  char tick_source[32];
-  char compiler[300];           /* CC and CFLAGS the C kernels were built with */
-  double core_mhz;
-  double seconds;
-} xray_report;
-
-void xray_report_init(xray_report *r);
-xray_value *xray_report_add(xray_report *r, const char *name, const char *desc,
-                            const char *unit);
+size_t xray_report_count(const xray_report *r);
+/* The i-th value, NULL past the last; the value named name (a define
+ * such as "XRAY_L1I_SIZE"), or NULL. */
+const xray_value *xray_report_at(const xray_report *r, size_t i);
 const xray_value *xray_report_get(const xray_report *r, const char *name);
+const char *xray_report_machine(const xray_report *r); /* "" before a probe ran */
+const char *xray_report_compiler(const xray_report *r); /* CC and CFLAGS of C kernels */
+double xray_report_core_mhz(const xray_report *r); /* 0 if unknown */
+
+const char *xray_value_name(const xray_value *v); /* "XRAY_L1I_SIZE" */
+const char *xray_value_desc(const xray_value *v); /* "L1 instruction cache capacity" */
+const char *xray_value_unit(const xray_value *v); /* "bytes", "ops", ... */
+xray_source xray_value_source(const xray_value *v);
+/* The value, NAN when unknown; unrounded (NAN if the same); in
+ * nanoseconds for latencies (else NAN). */
+double xray_value_number(const xray_value *v);
+double xray_value_exact(const xray_value *v);
+double xray_value_ns(const xray_value *v);
+/* 1 if a measured value was confirmed by a second, independent view
+ * (build systems should use only those), else 0. */
+int xray_value_confirmed(const xray_value *v);
+/* 1 if it is what this process gets of a level other cores share. */
+int xray_value_effective(const xray_value *v);
+/* 1 with the OS's figure and its source ("sysfs", "hwloc", ...) if the OS
+ * has a view of the value, else 0; whether it disagrees with the
+ * measurement by more than the tolerance. */
+int xray_value_os(const xray_value *v, double *value, const char **source);
+int xray_value_disagrees(const xray_value *v);
+/* How it was measured (and why not confirmed); why it is unknown ("" if
+ * it is not); the seconds its probe took. */
+const char *xray_value_method(const xray_value *v);
+const char *xray_value_reason(const xray_value *v);
+double xray_value_seconds(const xray_value *v);
 
 typedef enum xray_format {
   XRAY_FORMAT_TEXT,

@@ -444,7 +444,7 @@ main(int argc, char **argv)
 {
   struct settings s = { XRAY_FORMAT_TEXT, "-", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                         0, XRAY_KERNEL_AUTO, 2.0, { NULL }, 0 };
-  static xray_report rep;
+  xray_report *rep = NULL;
   static char rpath[3][4096];   /* a recording's files */
   xray_machine *m;
   size_t i;
@@ -475,23 +475,26 @@ main(int argc, char **argv)
   /* A recording holds several runs, so that the replay has the noise too;
    * the results are those of the last. */
   for (run = 0; run < (s.record ? (s.repeat ? s.repeat : 3) : 1); run++) {
-    xray_report_init(&rep);
-    snprintf(rep.machine, sizeof rep.machine, "%s", xray_machine_describe(m));
-    rep.core_mhz = xray_machine_core_mhz(m);
+    xray_report_free(rep);
+    if (!(rep = xray_report_new())) {
+      fprintf(stderr, "%s: out of memory for the results\n", prog);
+      exit(1);
+    }
     for (i = 0; i < s.nsel; i++)
-      if (xray_probe_run(s.sel[i], m, &rep) != 0) {
+      if (xray_probe_run(s.sel[i], m, rep) != 0) {
         fprintf(stderr, "%s: probe %s failed\n", prog, s.sel[i]->name);
         rc = 1;
       }
   }
   if (s.record
-      && (xray_record_machine(outs[2].f, m, &rep)
+      && (xray_record_machine(outs[2].f, m, rep)
           || (s.simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", s.simulate) < 0
-              : xray_record_cpuinfo(outs[3].f))))
+                         : xray_record_cpuinfo(outs[3].f))))
     rc = 1;
   xray_machine_free(m);
 
-  xray_report_write(&rep, outs[0].f, s.fmt);
+  xray_report_write(rep, outs[0].f, s.fmt);
+  xray_report_free(rep);
   if (out_commit(&outs[2], rpath[1]) | out_commit(&outs[3], rpath[2])
       | out_commit(&outs[1], s.trace ? s.trace : "") | out_commit(&outs[0], s.output))
     rc = 1;

@@ -172,6 +172,9 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
       >= (int) sizeof r->compiler)
     strcpy(r->compiler + sizeof r->compiler - 4, "...");
   p->run(m, r);
+  /* The machine as the report names it, with the clock the probes used. */
+  snprintf(r->machine, sizeof r->machine, "%s", xray_machine_describe(m));
+  r->core_mhz = xray_machine_core_mhz(m);
   dt = xray__now() - t0;
   /* One rule for every probe: it failed when it established none of its
    * values.  Unknown values all say why. */

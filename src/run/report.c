@@ -3,22 +3,23 @@
 #include "xray-internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const source_names[] = { "measured", "override", "os", "default", "unknown" };
 
 void
-xray_report_init(xray_report *r)
+xray__report_init(xray_report *r)
 {
   memset(r, 0, sizeof *r);
 }
 
 xray_value *
-xray_report_add(xray_report *r, const char *name, const char *desc, const char *unit)
+xray__report_add(xray_report *r, const char *name, const char *desc, const char *unit)
 {
   xray_value *v;
 
-  if (r->n == XRAY_REPORT_MAX)
+  if (r->n == XRAY__REPORT_MAX)
     return NULL;
   v = &r->v[r->n++];
   memset(v, 0, sizeof *v);
@@ -32,6 +33,36 @@ xray_report_add(xray_report *r, const char *name, const char *desc, const char *
   return v;
 }
 
+/* --- the public, opaque view of a report (xray.h) ------------------------ */
+
+xray_report *
+xray_report_new(void)
+{
+  xray_report *r = malloc(sizeof *r);
+
+  if (r)
+    xray__report_init(r);
+  return r;
+}
+
+void
+xray_report_free(xray_report *r)
+{
+  free(r);
+}
+
+size_t
+xray_report_count(const xray_report *r)
+{
+  return r->n;
+}
+
+const xray_value *
+xray_report_at(const xray_report *r, size_t i)
+{
+  return i < r->n ? &r->v[i] : NULL;
+}
+
 const xray_value *
 xray_report_get(const xray_report *r, const char *name)
 {
@@ -41,6 +72,114 @@ xray_report_get(const xray_report *r, const char *name)
     if (strcmp(r->v[i].name, name) == 0)
       return &r->v[i];
   return NULL;
+}
+
+const char *
+xray_report_machine(const xray_report *r)
+{
+  return r->machine;
+}
+
+const char *
+xray_report_compiler(const xray_report *r)
+{
+  return r->compiler;
+}
+
+double
+xray_report_core_mhz(const xray_report *r)
+{
+  return r->core_mhz;
+}
+
+const char *
+xray_value_name(const xray_value *v)
+{
+  return v->name;
+}
+
+const char *
+xray_value_desc(const xray_value *v)
+{
+  return v->desc;
+}
+
+const char *
+xray_value_unit(const xray_value *v)
+{
+  return v->unit;
+}
+
+xray_source
+xray_value_source(const xray_value *v)
+{
+  return v->source;
+}
+
+double
+xray_value_number(const xray_value *v)
+{
+  return v->source == XRAY_SOURCE_UNKNOWN ? NAN : v->value;
+}
+
+double
+xray_value_exact(const xray_value *v)
+{
+  return v->source == XRAY_SOURCE_UNKNOWN ? NAN : v->exact;
+}
+
+double
+xray_value_ns(const xray_value *v)
+{
+  return v->source == XRAY_SOURCE_UNKNOWN ? NAN : v->ns;
+}
+
+int
+xray_value_confirmed(const xray_value *v)
+{
+  return v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed;
+}
+
+int
+xray_value_effective(const xray_value *v)
+{
+  return v->effective;
+}
+
+int
+xray_value_os(const xray_value *v, double *value, const char **source)
+{
+  if (!v->have_os)
+    return 0;
+  if (value)
+    *value = v->os_value;
+  if (source)
+    *source = v->os_source;
+  return 1;
+}
+
+int
+xray_value_disagrees(const xray_value *v)
+{
+  return v->disagree;
+}
+
+const char *
+xray_value_method(const xray_value *v)
+{
+  return v->method;
+}
+
+const char *
+xray_value_reason(const xray_value *v)
+{
+  return v->reason;
+}
+
+double
+xray_value_seconds(const xray_value *v)
+{
+  return v->seconds;
 }
 
 int

@@ -91,7 +91,7 @@ test_front_ends(void)
       tap_ok(0, "%s: %s", front_ends[i].spec, err);
       continue;
     }
-    xray_report_init(&r);
+    xray__report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
     sim_truth(m, "XRAY_L1I_SIZE", &truth);
@@ -129,7 +129,7 @@ test_c_path(void)
     double truth;
 
     xray_machine_set_kernel(m, XRAY_KERNEL_C);
-    xray_report_init(&r);
+    xray__report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
     sim_truth(m, "XRAY_L1I_SIZE", &truth);
@@ -144,7 +144,7 @@ test_c_path(void)
     const xray_value *v;
 
     xray_machine_set_kernel(m, XRAY_KERNEL_C);
-    xray_report_init(&r);
+    xray__report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     v = xray_report_get(&r, "XRAY_L1I_SIZE");
     tap_ok(v->source == XRAY_SOURCE_UNKNOWN && strstr(v->reason, "not fetch-bound")
@@ -175,7 +175,7 @@ main(void)
       tap_ok(0, "%s: skipped", specs[i]);
       continue;
     }
-    xray_report_init(&r);
+    xray__report_init(&r);
     xray_probe_run(xray_probe_find("icache"), m, &r);
     l1i = xray_report_get(&r, "XRAY_L1I_SIZE");
     uop = xray_report_get(&r, "XRAY_UOP_CACHE_OPS");

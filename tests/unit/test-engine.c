@@ -196,15 +196,15 @@ test_report(void)
   xray_value *v;
   xray_format fmt;
 
-  xray_report_init(&r);
+  xray__report_init(&r);
   snprintf(r.machine, sizeof r.machine, "a \"quoted\" machine");
-  v = xray_report_add(&r, "XRAY_A", "first", "bytes");
+  v = xray__report_add(&r, "XRAY_A", "first", "bytes");
   v->value = 32768;
   v->source = XRAY_SOURCE_MEASURED;
   v->have_os = 1;
   v->os_value = 32768;
   snprintf(v->os_source, sizeof v->os_source, "sysfs");
-  v = xray_report_add(&r, "XRAY_B", "second", "ops");
+  v = xray__report_add(&r, "XRAY_B", "second", "ops");
   snprintf(v->reason, sizeof v->reason, "no edge");
   tap_ok(strstr(render(&r, XRAY_FORMAT_JSON), "a \\\"quoted\\\" machine") != NULL,
          "JSON escapes quotes");
@@ -261,10 +261,71 @@ test_gen(void)
   free(bytes);
 }
 
+/* A probe of the test's own that "measures" what no machine can have, as
+ * a disturbed run or an emulator would: each such value must come out
+ * unknown, with a reason, and the possible ones stay. */
+static const struct {
+  const char *name;
+  double v;
+  int possible;
+} odd[] = {
+  { "XRAY_L1D_SIZE", 49152, 1 },       { "XRAY_L1D_LATENCY", 0.4, 0 },
+  { "XRAY_L2_SIZE", 32768, 0 },        { "XRAY_L2_LATENCY", 14, 1 },
+  { "XRAY_L3_SIZE", 8388608, 1 },      { "XRAY_L3_LATENCY", 11, 0 },
+  { "XRAY_MEM_LATENCY", 12, 0 },       { "XRAY_DTLB_MISS_LATENCY", 7, 1 },
+  { "XRAY_TLB_MISS_LATENCY", 6.5, 0 }, { "XRAY_DTLB_ENTRIES", 96, 1 },
+  { "XRAY_L2TLB_ENTRIES", 64, 0 },     { "XRAY_LAT_LONG_ADD", 0, 0 },
+  { "XRAY_II_LONG_ADD", 0.2, 1 },
+};
+
+static int
+odd_run(xray_machine *m, xray_report *r)
+{
+  size_t i;
+
+  (void) m;
+  for (i = 0; i < sizeof odd / sizeof *odd; i++) {
+    xray_value *v = xray__report_add(r, odd[i].name, "a value", "units");
+    v->value = odd[i].v;
+    v->source = XRAY_SOURCE_MEASURED;
+  }
+  return 0;
+}
+
+static void
+test_invariants(void)
+{
+  char err[256] = "";
+  xray_machine *m = xray_machine_simulated("l1i=32K:8:64", err, sizeof err);
+  static const xray_probe p = { "odd", "impossible values", odd_run };
+  static xray_report r;
+  size_t i, wrong = 0;
+
+  if (!m) {
+    tap_ok(0, "a simulated machine for the invariants: %s", err);
+    return;
+  }
+  xray__report_init(&r);
+  xray_probe_run(&p, m, &r);
+  for (i = 0; i < sizeof odd / sizeof *odd; i++) {
+    const xray_value *v = xray_report_get(&r, odd[i].name);
+    int known = v->source == XRAY_SOURCE_MEASURED;
+    if (known != odd[i].possible || (!known && !v->reason[0])) {
+      printf("# %s %g: %s (%s)\n", odd[i].name, odd[i].v, known ? "kept" : "unknown", v->reason);
+      wrong++;
+    }
+  }
+  tap_ok(wrong == 0,
+         "values no machine can have become unknown with the reason, the rest "
+         "stay (%zu wrong of %zu)",
+         wrong, sizeof odd / sizeof *odd);
+  xray_machine_free(m);
+}
+
 int
 main(void)
 {
-  tap_plan(52);
+  tap_plan(53);
   test_smooth();
   test_steps();
   test_refine();
@@ -272,5 +333,6 @@ main(void)
   test_spec();
   test_report();
   test_gen();
+  test_invariants();
   return tap_done();
 }
