@@ -149,10 +149,12 @@ _AX_XRAY_VALUE([ax_cv_xray_$1_]m4_tolower(_ax_xray_n), [XRAY_$2_]_ax_xray_n,
 m4_popdef([_ax_xray_n])])
 
 # _AX_XRAY_CHECK_TYPE(MACRO, TYPE): stop autoconf on a type xray does not know.
+# The list mirrors scalar_types and vector_types of src/kernels/generate.c
+# (what `xray --types=?` lists); tests/docs.test checks both copies here.
 m4_define([_AX_XRAY_CHECK_TYPE],
 [m4_bmatch([$2],
   [^\(char\|short\|int\|long\|long long\|unsigned char\|unsigned short\|unsigned\|unsigned int\|unsigned long\|unsigned long long\|float\|double\|long double\|__m128\|__m128d\|__m128i\|__m256\|__m256d\|__m256i\|__m512\|__m512d\|__m512i\|float32x4_t\|float64x2_t\|int32x4_t\|int64x2_t\)$], [],
-  [m4_fatal([$1: unknown type ']$2[' (known: C integer and floating types such as long or double, and __m128, __m128d, __m128i, __m256, __m256d, __m256i, __m512, __m512d, __m512i, float32x4_t, float64x2_t, int32x4_t, int64x2_t)])])])
+  [m4_fatal([$1: unknown type ']$2[' (known: char, short, int, long, long long, unsigned char, unsigned short, unsigned, unsigned int, unsigned long, unsigned long long, float, double, long double, __m128, __m128d, __m128i, __m256, __m256d, __m256i, __m512, __m512d, __m512i, float32x4_t, float64x2_t, int32x4_t, int64x2_t)])])])
 
 # _AX_XRAY_CHECK_OP(MACRO, OP): stop autoconf on an unknown operator.
 m4_define([_AX_XRAY_CHECK_OP],

@@ -125,6 +125,8 @@ int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *er
 /* The preprocessor condition for a type: NULL for a plain C type, "0" for
  * a type xray does not know, else e.g. "defined(__AVX__)". */
 const char *xray__type_condition(const char *type);
+/* Every type kernels can use, comma-separated, cut to len. */
+void xray__type_list(char *buf, size_t len);
 /* Register class of a known type: 0 integer, 1 floating scalar, 2 vector. */
 int xray__type_class(const char *type);
 

@@ -407,7 +407,7 @@ check_args(struct settings *s)
 static xray_machine *
 make_machine(const struct settings *s)
 {
-  char err[256] = "";
+  char err[640] = "";
   xray_machine *m = s->simulate ? xray_machine_simulated(s->simulate, err, sizeof err)
                     : s->replay ? xray_machine_replay(s->replay, err, sizeof err)
                     : xray_machine_real(err, sizeof err);
@@ -426,10 +426,19 @@ make_machine(const struct settings *s)
     xray_machine_free(m);
     exit(1);
   }
-  if ((s->ops && xray_machine_set_option(m, "ops", s->ops, err, sizeof err))
-      || (s->types && xray_machine_set_option(m, "types", s->types, err, sizeof err))) {
-    xray_machine_free(m);
-    usage_error("invalid %s", err);
+  {
+    const char *opt = s->ops && xray_machine_set_option(m, "ops", s->ops, err, sizeof err) ? "ops"
+        : s->types && xray_machine_set_option(m, "types", s->types, err, sizeof err)       ? "types"
+                                                                                           : NULL;
+    size_t n = opt ? strlen(opt) : 0;
+    if (opt) {
+      char msg[sizeof err + 16];
+      xray_machine_free(m);
+      /* The option once, whether or not the message names it. */
+      snprintf(msg, sizeof msg, "--%s: %s", opt,
+               strncmp(err, opt, n) == 0 && err[n] == ':' ? err + n + 2 : err);
+      usage_error("invalid %s", msg);
+    }
   }
   if (xray_machine_set_kernel(m, s->kernel)) {
     fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);

@@ -228,37 +228,70 @@ xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen)
   return ferror(f) ? -1 : 0;
 }
 
+/* The types kernels can use: plain C ones (always there) and vector ones
+ * with the preprocessor condition under which the compiler offers them at
+ * the flags in use.  m4/ax_xray_common.m4 keeps a copy for autoconf-time
+ * checks; tests/docs.test compares the two. */
+static const char *const scalar_types[] = { "char",
+                                            "short",
+                                            "int",
+                                            "long",
+                                            "long long",
+                                            "unsigned char",
+                                            "unsigned short",
+                                            "unsigned",
+                                            "unsigned int",
+                                            "unsigned long",
+                                            "unsigned long long",
+                                            "float",
+                                            "double",
+                                            "long double" };
+static const struct {
+  const char *type, *cond;
+} vector_types[] = {
+  { "__m128", "defined(__SSE__)" },
+  { "__m128d", "defined(__SSE2__)" },
+  { "__m128i", "defined(__SSE2__)" },
+  { "__m256", "defined(__AVX__)" },
+  { "__m256d", "defined(__AVX__)" },
+  { "__m256i", "defined(__AVX2__)" },
+  { "__m512", "defined(__AVX512F__)" },
+  { "__m512d", "defined(__AVX512F__)" },
+  { "__m512i", "defined(__AVX512F__)" },
+  { "float32x4_t", "defined(__ARM_NEON)" },
+  { "float64x2_t", "defined(__ARM_NEON) && defined(__aarch64__)" },
+  { "int32x4_t", "defined(__ARM_NEON)" },
+  { "int64x2_t", "defined(__ARM_NEON)" },
+};
+
 /* The preprocessor condition under which the compiler offers a type at the
  * flags in use; NULL if it is a plain C type (always there), "0" if xray
  * does not know it. */
 const char *
 xray__type_condition(const char *t)
 {
-  static const struct {
-    const char *type, *cond;
-  } vec[] = {
-    { "__m128", "defined(__SSE__)" },       { "__m128d", "defined(__SSE2__)" },
-    { "__m128i", "defined(__SSE2__)" },     { "__m256", "defined(__AVX__)" },
-    { "__m256d", "defined(__AVX__)" },      { "__m256i", "defined(__AVX2__)" },
-    { "__m512", "defined(__AVX512F__)" },   { "__m512d", "defined(__AVX512F__)" },
-    { "__m512i", "defined(__AVX512F__)" },  { "float32x4_t", "defined(__ARM_NEON)" },
-    { "float64x2_t", "defined(__ARM_NEON) && defined(__aarch64__)" },
-    { "int32x4_t", "defined(__ARM_NEON)" }, { "int64x2_t", "defined(__ARM_NEON)" },
-  };
-  static const char *const scalar[] = { "char", "short", "int", "long", "long long",
-                                        "unsigned char", "unsigned short", "unsigned",
-                                        "unsigned int", "unsigned long",
-                                        "unsigned long long", "float", "double",
-                                        "long double" };
   size_t i;
 
-  for (i = 0; i < sizeof vec / sizeof *vec; i++)
-    if (strcmp(t, vec[i].type) == 0)
-      return vec[i].cond;
-  for (i = 0; i < sizeof scalar / sizeof *scalar; i++)
-    if (strcmp(t, scalar[i]) == 0)
+  for (i = 0; i < sizeof vector_types / sizeof *vector_types; i++)
+    if (strcmp(t, vector_types[i].type) == 0)
+      return vector_types[i].cond;
+  for (i = 0; i < sizeof scalar_types / sizeof *scalar_types; i++)
+    if (strcmp(t, scalar_types[i]) == 0)
       return NULL;
   return "0";
+}
+
+void
+xray__type_list(char *buf, size_t len)
+{
+  size_t i, n = sizeof scalar_types / sizeof *scalar_types;
+  int at = 0;
+
+  buf[0] = 0;
+  for (i = 0; i < n + sizeof vector_types / sizeof *vector_types && at >= 0 && (size_t) at < len;
+       i++)
+    at += snprintf(buf + at, len - (size_t) at, "%s%s", i ? ", " : "",
+                   i < n ? scalar_types[i] : vector_types[i - n].type);
 }
 
 int

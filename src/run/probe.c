@@ -262,9 +262,9 @@ known_type(const char *t, char *err, size_t errlen)
   const char *c = xray__type_condition(t);
 
   if (c && strcmp(c, "0") == 0) {
-    snprintf(err, errlen, "unknown type '%s' (C integer and floating types such as long or "
-             "double, and vector types __m128, __m128d, __m128i, __m256, __m256d, __m256i, "
-             "__m512, __m512d, __m512i, float32x4_t, float64x2_t)", t);
+    char known[512];
+    xray__type_list(known, sizeof known);
+    snprintf(err, errlen, "unknown type '%s' (known: %s)", t, known);
     return 0;
   }
   return 1;
