@@ -196,22 +196,18 @@ set_unknown2(xray_value *a, xray_value *b, const char *msg, const char *method)
 }
 
 /* The values of cache level lv (2, 3, ...), in this order. */
-static const struct {
-  const char *suffix, *desc, *unit;
-} level_fields[4] = { { "SIZE", "capacity", "bytes" }, { "ASSOC", "associativity", "ways" },
-                      { "LINE", "line size", "bytes" },
-                      { "LATENCY", "load-to-use latency", "cycles" } };
+static const char *const level_fields[4] = { "SIZE", "ASSOC", "LINE", "LATENCY" };
 
 static void
 add_level(xray_report *r, int lv, xray_value *v[4])
 {
-  char name[32], desc[64];
+  char name[32], level[8];
   int f;
 
+  snprintf(level, sizeof level, "%d", lv);
   for (f = 0; f < 4; f++) {
-    snprintf(name, sizeof name, "XRAY_L%d_%s", lv, level_fields[f].suffix);
-    snprintf(desc, sizeof desc, "L%d cache %s", lv, level_fields[f].desc);
-    v[f] = xray__report_add(r, name, desc, level_fields[f].unit);
+    snprintf(name, sizeof name, "XRAY_L%d_%s", lv, level_fields[f]);
+    v[f] = xray__report_param(r, name, level, NULL);
   }
 }
 
@@ -231,8 +227,7 @@ probe_unavailable(xray_report *r, xray_value *vlev)
     for (j = 0; j < 4; j++)
       xray__value_unknown(v[j], why);
   }
-  xray__value_unknown(
-      xray__report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles"), why);
+  xray__value_unknown(xray__report_param(r, "XRAY_MEM_LATENCY", NULL, NULL), why);
 }
 
 /* Level i's ways (a conflict set), capacity (the page-colour model, or
@@ -489,7 +484,7 @@ confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
     for (i = 3; i <= nl; i++) {
       for (j = 0; j < 4; j++) {
         xray_value *v;
-        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, level_fields[j].suffix);
+        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, level_fields[j]);
         v = (xray_value *) xray_report_get(r, msg);
         if (v && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
           xray__value_doubt(v, "; not confirmed: the number of levels is not, so L%d may "
@@ -508,7 +503,7 @@ report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, in
   char method[240];
   xray_value *vmem;
 
-  vmem = xray__report_add(r, "XRAY_MEM_LATENCY", "memory load-to-use latency", "cycles");
+  vmem = xray__report_param(r, "XRAY_MEM_LATENCY", NULL, NULL);
   if (vmem) {
     /* Memory's plateau holds when the levels before it merged. */
     if (why[0] && !merged)
@@ -534,8 +529,7 @@ caches_run(xray_machine *m, xray_report *r)
 {
   struct cc *c = calloc(1, sizeof *c);
   struct shape *S = calloc(1, sizeof *S);
-  xray_value *vlev = xray__report_add(r, "XRAY_CACHE_LEVELS",
-                                      "data or unified cache levels, L1 included", "levels");
+  xray_value *vlev = xray__report_param(r, "XRAY_CACHE_LEVELS", NULL, NULL);
   struct level *L;
   int nl, i, j, rc = 0, merged;
   char method[240], why[200], lastwhy[200], unsettled[200];

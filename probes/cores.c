@@ -87,9 +87,9 @@ pair3(xray_machine *m, int a, int b)
 static int
 run_cores(xray_machine *m, xray_report *r)
 {
-  xray_value *cpus = xray__report_add(r, "XRAY_NUM_CPUS", "CPUs this process may use", "CPUs");
-  xray_value *cores = xray__report_add(r, "XRAY_NUM_CORES", "physical cores among them", "cores");
-  xray_value *smt = xray__report_add(r, "XRAY_SMT_WAYS", "hardware threads per core", "threads");
+  xray_value *cpus = xray__report_param(r, "XRAY_NUM_CPUS", NULL, NULL);
+  xray_value *cores = xray__report_param(r, "XRAY_NUM_CORES", NULL, NULL);
+  xray_value *smt = xray__report_param(r, "XRAY_SMT_WAYS", NULL, NULL);
   static int cpu[MAX_CPUS];
   static double sp[MAX_CPUS];
   char how[200], qhow[100] = "";

@@ -180,11 +180,10 @@ set_value(xray_value *v, const double *runs, int n, int confirmed, double value,
 static int
 dcache_run(xray_machine *m, xray_report *r)
 {
-  xray_value *vc = xray__report_add(r, "XRAY_L1D_SIZE", "L1 data cache capacity", "bytes");
-  xray_value *va = xray__report_add(r, "XRAY_L1D_ASSOC", "L1 data cache associativity", "ways");
-  xray_value *vb = xray__report_add(r, "XRAY_L1D_LINE", "L1 data cache line size", "bytes");
-  xray_value *vl =
-      xray__report_add(r, "XRAY_L1D_LATENCY", "L1 data cache load-to-use latency", "cycles");
+  xray_value *vc = xray__report_param(r, "XRAY_L1D_SIZE", NULL, NULL);
+  xray_value *va = xray__report_param(r, "XRAY_L1D_ASSOC", NULL, NULL);
+  xray_value *vb = xray__report_param(r, "XRAY_L1D_LINE", NULL, NULL);
+  xray_value *vl = xray__report_param(r, "XRAY_L1D_LATENCY", NULL, NULL);
   struct dc *d = calloc(1, sizeof *d);
   double c[MAX_RUNS], a[MAX_RUNS], b[MAX_RUNS], l[MAX_RUNS], vC, vA, vB;
   int n = 0, okc = 0, oka = 0, okb = 0;

@@ -20,13 +20,10 @@ run_fma(xray_machine *m, xray_report *r)
     { "p3 = p0 * p1|p0 = p3 + p2", "double", 4, 32, XRAY__STYLE_BARRIER },
   };
   struct xray__timed t[2];
-  xray_value *have =
-      xray__report_add(r, "XRAY_HAVE_FMA", "the compiler fuses a+b*c at these flags", "boolean");
-  xray_value *isa = xray__report_add(r, "XRAY_HAVE_FMA_ISA",
-                                     "the processor executes a fused multiply-add", "boolean");
-  xray_value *lat = xray__report_add(r, "XRAY_FMA_LATENCY", "fused multiply-add latency", "cycles");
-  xray_value *per =
-      xray__report_add(r, "XRAY_FMA_PER_CYCLE", "fused multiply-adds started per cycle", "ops");
+  xray_value *have = xray__report_param(r, "XRAY_HAVE_FMA", NULL, NULL);
+  xray_value *isa = xray__report_param(r, "XRAY_HAVE_FMA_ISA", NULL, NULL);
+  xray_value *lat = xray__report_param(r, "XRAY_FMA_LATENCY", NULL, NULL);
+  xray_value *per = xray__report_param(r, "XRAY_FMA_PER_CYCLE", NULL, NULL);
   char how[200], err[200];
   double l1, l12;
   int fused = -1;

@@ -18,8 +18,8 @@
 static int
 run_freq(xray_machine *m, xray_report *r)
 {
-  xray_value *cpu = xray__report_add(r, "XRAY_CPU_MHZ", "core clock", "MHz");
-  xray_value *tsc = xray__report_add(r, "XRAY_TSC_MHZ", "time-stamp counter rate", "MHz");
+  xray_value *cpu = xray__report_param(r, "XRAY_CPU_MHZ", NULL, NULL);
+  xray_value *tsc = xray__report_param(r, "XRAY_TSC_MHZ", NULL, NULL);
   double hz[BURSTS], best = 0, first = 0, last = 0, tsc_hz = 0, t0 = xray__now();
   char how[200];
   int i, n = 0;

@@ -490,9 +490,8 @@ out:
 static int
 icache_run(xray_machine *m, xray_report *r)
 {
-  xray_value *l1i = xray__report_add(r, "XRAY_L1I_SIZE", "L1 instruction cache capacity", "bytes");
-  xray_value *uop =
-      xray__report_add(r, "XRAY_UOP_CACHE_OPS", "decoded-op cache capacity (0: none found)", "ops");
+  xray_value *l1i = xray__report_param(r, "XRAY_L1I_SIZE", NULL, NULL);
+  xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
   double l1[MAX_RUNS], up[MAX_RUNS], deadline;
   int clean[MAX_RUNS], n = 0, twice = 0;
   struct once o = { 0 };

@@ -161,16 +161,14 @@ run_ops(xray_machine *m, xray_report *r, int throughput)
   }
   built = xray__time_set(m, k, nk, t) == 0;
   for (i = 0; i < n; i++) {
-    char name[64], desc[96], how[200];
+    char name[64], how[200];
     xray_value *v;
     struct xray__timed *b = &t[throughput ? i * 6 : i];
     double ii = NAN;
     int c, best = 0;
 
     xray__define_name(name, sizeof name, throughput ? "II" : "LAT", ops[i].type, ops[i].op);
-    snprintf(desc, sizeof desc, "%s of %s %s", throughput ? "initiation interval" : "latency",
-             ops[i].type, ops[i].op);
-    if (!(v = xray__report_add(r, name, desc, throughput ? "cycles per op" : "cycles")))
+    if (!(v = xray__report_param(r, name, ops[i].type, ops[i].op)))
       return -1;
     if (!built) {
       xray__value_unknown(v, m->error);

@@ -17,16 +17,9 @@
 #define REG_STEP 4
 #define JUMP 1.15               /* time per statement that counts as a step */
 
-struct regclass {
-  const char *name;             /* INT, FP, VEC */
-  const char *desc;
-};
-
-static const struct regclass classes[3] = {
-  { "XRAY_NUM_INT_REGS", "integer registers usable for variables" },
-  { "XRAY_NUM_FP_REGS", "floating-point registers usable for variables" },
-  { "XRAY_NUM_VEC_REGS", "vector registers usable for variables" },
-};
+/* The values of the three classes: integer, floating-point, vector. */
+static const char *const class_names[3] = { "XRAY_NUM_INT_REGS", "XRAY_NUM_FP_REGS",
+                                            "XRAY_NUM_VEC_REGS" };
 
 static void
 reg_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, int n, int unroll)
@@ -97,14 +90,14 @@ run_registers(xray_machine *m, xray_report *r)
                  "__m128d, float64x2_t", m->cc, m->cflags);
     }
     if (!type[2]) {
-      xray_value *x = xray__report_add(r, classes[2].name, classes[2].desc, "registers");
+      xray_value *x = xray__report_param(r, class_names[2], NULL, NULL);
       if (!x)
         return -1;
       xray__value_unknown(x, m->error);
     }
   }
   for (c = 0; c < 3; c++)
-    if (type[c] && !(v[c] = xray__report_add(r, classes[c].name, classes[c].desc, "registers")))
+    if (type[c] && !(v[c] = xray__report_param(r, class_names[c], NULL, NULL)))
       return -1;
 
   /* Coarse pass: static check only (timing too where it cannot be read). */

@@ -581,15 +581,13 @@ tlb_run(xray_machine *m, xray_report *r)
   struct found f;
   char why[200];
 
-  v.page = xray__report_add(r, "XRAY_PAGE_SIZE", "base page size seen by the TLB", "bytes");
-  v.e1 = xray__report_add(r, "XRAY_DTLB_ENTRIES", "first-level data TLB entries", "entries");
-  v.a1 = xray__report_add(r, "XRAY_DTLB_ASSOC", "first-level data TLB associativity", "ways");
-  v.e2 = xray__report_add(r, "XRAY_L2TLB_ENTRIES", "second-level TLB entries", "entries");
-  v.a2 = xray__report_add(r, "XRAY_L2TLB_ASSOC", "second-level TLB associativity", "ways");
-  v.m1 = xray__report_add(r, "XRAY_DTLB_MISS_LATENCY",
-                          "cost of a first-level miss that hits the second level", "cycles");
-  v.m = xray__report_add(r, "XRAY_TLB_MISS_LATENCY",
-                         "cost of a miss in every TLB level (page walk)", "cycles");
+  v.page = xray__report_param(r, "XRAY_PAGE_SIZE", NULL, NULL);
+  v.e1 = xray__report_param(r, "XRAY_DTLB_ENTRIES", NULL, NULL);
+  v.a1 = xray__report_param(r, "XRAY_DTLB_ASSOC", NULL, NULL);
+  v.e2 = xray__report_param(r, "XRAY_L2TLB_ENTRIES", NULL, NULL);
+  v.a2 = xray__report_param(r, "XRAY_L2TLB_ASSOC", NULL, NULL);
+  v.m1 = xray__report_param(r, "XRAY_DTLB_MISS_LATENCY", NULL, NULL);
+  v.m = xray__report_param(r, "XRAY_TLB_MISS_LATENCY", NULL, NULL);
   if (!v.m || !(c.off = malloc(2 * K_MAX * sizeof *c.off)))
     return -1;
   memset(&f, 0, sizeof f);

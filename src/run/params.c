@@ -1,0 +1,103 @@
+/* Every value xray reports, once: its name, unit, what it is and the
+ * probe that owns it.  Probes add their values through this table
+ * (xray__report_param), so that each is spelled here only, and
+ * tests/unit/test-params.c checks the probes, xray(1) and the macros
+ * against it. */
+#include "xray-internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* Families: <n> is a level (2, 3, ...), <TYPE>_<OP> an operation of
+ * --ops; their descriptions take the level, or the type and the operator,
+ * for the %s. */
+static const struct xray__param params[] = {
+  { "XRAY_L1I_SIZE", "bytes", "L1 instruction cache capacity", "icache" },
+  { "XRAY_UOP_CACHE_OPS", "ops", "decoded-op cache capacity (0: none found)", "icache" },
+  { "XRAY_L1D_SIZE", "bytes", "L1 data cache capacity", "dcache" },
+  { "XRAY_L1D_ASSOC", "ways", "L1 data cache associativity", "dcache" },
+  { "XRAY_L1D_LINE", "bytes", "L1 data cache line size", "dcache" },
+  { "XRAY_L1D_LATENCY", "cycles", "L1 data cache load-to-use latency", "dcache" },
+  { "XRAY_CACHE_LEVELS", "levels", "data or unified cache levels, L1 included", "caches" },
+  { "XRAY_L<n>_SIZE", "bytes", "L%s cache capacity", "caches" },
+  { "XRAY_L<n>_ASSOC", "ways", "L%s cache associativity", "caches" },
+  { "XRAY_L<n>_LINE", "bytes", "L%s cache line size", "caches" },
+  { "XRAY_L<n>_LATENCY", "cycles", "L%s cache load-to-use latency", "caches" },
+  { "XRAY_MEM_LATENCY", "cycles", "memory load-to-use latency", "caches" },
+  { "XRAY_PAGE_SIZE", "bytes", "base page size seen by the TLB", "tlb" },
+  { "XRAY_DTLB_ENTRIES", "entries", "first-level data TLB entries", "tlb" },
+  { "XRAY_DTLB_ASSOC", "ways", "first-level data TLB associativity", "tlb" },
+  { "XRAY_L2TLB_ENTRIES", "entries", "second-level TLB entries", "tlb" },
+  { "XRAY_L2TLB_ASSOC", "ways", "second-level TLB associativity", "tlb" },
+  { "XRAY_DTLB_MISS_LATENCY", "cycles", "cost of a first-level miss that hits the second level",
+    "tlb" },
+  { "XRAY_TLB_MISS_LATENCY", "cycles", "cost of a miss in every TLB level (page walk)", "tlb" },
+  { "XRAY_CPU_MHZ", "MHz", "core clock", "freq" },
+  { "XRAY_TSC_MHZ", "MHz", "time-stamp counter rate", "freq" },
+  { "XRAY_LAT_<TYPE>_<OP>", "cycles", "latency of %s %s", "latency" },
+  { "XRAY_II_<TYPE>_<OP>", "cycles per op", "initiation interval of %s %s", "throughput" },
+  { "XRAY_HAVE_FMA", "boolean", "the compiler fuses a+b*c at these flags", "fma" },
+  { "XRAY_HAVE_FMA_ISA", "boolean", "the processor executes a fused multiply-add", "fma" },
+  { "XRAY_FMA_LATENCY", "cycles", "fused multiply-add latency", "fma" },
+  { "XRAY_FMA_PER_CYCLE", "ops", "fused multiply-adds started per cycle", "fma" },
+  { "XRAY_NUM_INT_REGS", "registers", "integer registers usable for variables", "registers" },
+  { "XRAY_NUM_FP_REGS", "registers", "floating-point registers usable for variables", "registers" },
+  { "XRAY_NUM_VEC_REGS", "registers", "vector registers usable for variables", "registers" },
+  { "XRAY_NUM_CPUS", "CPUs", "CPUs this process may use", "cores" },
+  { "XRAY_NUM_CORES", "cores", "physical cores among them", "cores" },
+  { "XRAY_SMT_WAYS", "threads", "hardware threads per core", "cores" },
+};
+
+const struct xray__param *
+xray__param_at(size_t i)
+{
+  return i < sizeof params / sizeof *params ? &params[i] : NULL;
+}
+
+/* Whether name is of the family pattern: the text before the first '<'
+ * and after the last '>' match, and between them stands a level (digits)
+ * for <n>, anything not empty for the rest. */
+static int
+in_family(const char *pattern, const char *name)
+{
+  const char *lt = strchr(pattern, '<'), *gt = strrchr(pattern, '>');
+  size_t pre, post, n = strlen(name), i;
+
+  if (!lt || !gt)
+    return 0;
+  pre = (size_t) (lt - pattern);
+  post = strlen(gt + 1);
+  if (n <= pre + post || strncmp(name, pattern, pre) != 0 || strcmp(name + n - post, gt + 1) != 0)
+    return 0;
+  if (strncmp(lt, "<n>", 3) == 0)
+    for (i = pre; i < n - post; i++)
+      if (!isdigit((unsigned char) name[i]))
+        return 0;
+  return 1;
+}
+
+const struct xray__param *
+xray__param_find(const char *name)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof params / sizeof *params; i++)
+    if (!strchr(params[i].name, '<') && strcmp(params[i].name, name) == 0)
+      return &params[i];
+  for (i = 0; i < sizeof params / sizeof *params; i++)
+    if (strchr(params[i].name, '<') && in_family(params[i].name, name))
+      return &params[i];
+  return NULL;
+}
+
+xray_value *
+xray__report_param(xray_report *r, const char *name, const char *a, const char *b)
+{
+  const struct xray__param *p = xray__param_find(name);
+  char desc[96];
+
+  if (!p)
+    return NULL;
+  snprintf(desc, sizeof desc, p->desc, a ? a : "", b ? b : "");
+  return xray__report_add(r, name, desc, p->unit);
+}

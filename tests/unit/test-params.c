@@ -1,0 +1,160 @@
+/* The table of values (src/run/params.c) against the probes, xray(1) and
+ * the macros: each probe reports exactly its entries, with their units;
+ * each entry is documented in the man page and in its probe's macro. */
+#include "xray-internal.h"
+#include "../tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The whole of file path, or NULL. */
+static char *
+slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long n;
+
+  if (!f)
+    return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0
+      && (buf = malloc((size_t) n + 1))) {
+    if (fread(buf, 1, (size_t) n, f) != (size_t) n) {
+      free(buf);
+      buf = NULL;
+    } else
+      buf[n] = 0;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* How a macro documents an entry: a family with level 2, or TYPE_OP. */
+static void
+documented_name(const char *name, char *out, size_t len)
+{
+  const char *lt = strchr(name, '<');
+
+  if (!lt)
+    snprintf(out, len, "%s", name);
+  else if (strncmp(lt, "<n>", 3) == 0)
+    snprintf(out, len, "%.*s2%s", (int) (lt - name), name, lt + 3);
+  else
+    snprintf(out, len, "%.*sTYPE_OP", (int) (lt - name), name);
+}
+
+/* Whether the man page has the entry: a name whole; a family as its
+ * prefix before an italic placeholder, and its suffix. */
+static int
+in_man(const char *man, const char *name)
+{
+  const char *lt = strchr(name, '<'), *gt = strrchr(name, '>');
+  char pre[64], post[64];
+
+  if (!lt)
+    return strstr(man, name) != NULL;
+  snprintf(pre, sizeof pre, "%.*s\\fI", (int) (lt - name), name);
+  snprintf(post, sizeof post, "%s\\fR", gt + 1);
+  return strstr(man, pre) && (!gt[1] || strstr(man, post));
+}
+
+/* Whether the macro of probe documents name in its list of defines. */
+static int
+in_macro(const char *top, const char *probe, const char *name)
+{
+  char path[4096], want[80], *m4, *at;
+  int found = 0;
+
+  snprintf(path, sizeof path, "%s/m4/ax_xray_%s.m4", top,
+           strcmp(probe, "freq") == 0 ? "cpu_freq" : probe);
+  if (!(m4 = slurp(path)))
+    return 0;
+  documented_name(name, want, sizeof want);
+  for (at = m4; !found && (at = strstr(at, want)); at += strlen(want)) {
+    const char *line = at;
+    while (line > m4 && line[-1] != '\n')
+      line--;
+    found = line[0] == '#' && strspn(line + 1, " ") + 1 == (size_t) (at - line)
+        && (at[strlen(want)] == ' ' || at[strlen(want)] == '\n');
+  }
+  free(m4);
+  return found;
+}
+
+/* Every value of probe p on a simulated machine is an entry of p with the
+ * entry's unit, and every plain entry of p is among them. */
+static void
+check_probe(const xray_probe *p)
+{
+  static const char spec[] = "l1i=32K:8:64,l1d=32K:8:64,l2=512K:8:64,l3=8M:16:64,colour=4K,"
+                             "tlb1=64:64:4K,tlb2=2048:8:4K,tsc=2500,cpus=4,smt=2";
+  static xray_report r;
+  char err[256] = "", bad[512] = "";
+  xray_machine *m = xray_machine_simulated(spec, err, sizeof err);
+  size_t i, len = 0;
+
+  if (!m) {
+    tap_ok(0, "probe %s: a simulated machine: %s", p->name, err);
+    return;
+  }
+  xray__report_init(&r);
+  xray_probe_run(p, m, &r);
+  xray_machine_free(m);
+  for (i = 0; i < r.n && len < sizeof bad; i++) {
+    const struct xray__param *e = xray__param_find(r.v[i].name);
+    if (!e || strcmp(e->probe, p->name) != 0 || strcmp(e->unit, r.v[i].unit) != 0)
+      len += (size_t) snprintf(bad + len, sizeof bad - len, " %s (%s)", r.v[i].name,
+                               e ? e->probe : "no entry");
+  }
+  for (i = 0; xray__param_at(i) && len < sizeof bad; i++) {
+    const struct xray__param *e = xray__param_at(i);
+    if (strcmp(e->probe, p->name) == 0 && !strchr(e->name, '<') && !xray_report_get(&r, e->name))
+      len += (size_t) snprintf(bad + len, sizeof bad - len, " %s (not reported)", e->name);
+  }
+  tap_ok(r.n > 0 && !bad[0], "probe %s: its %zu values are its entries, with their units%s%s",
+         p->name, r.n, bad[0] ? ": wrong:" : "", bad);
+}
+
+int
+main(void)
+{
+  const char *top = getenv("top_srcdir") ? getenv("top_srcdir") : ".";
+  char path[4096], *man;
+  size_t i, nprobes = 0, nparams = 0;
+
+  while (xray_probe_at(nprobes))
+    nprobes++;
+  while (xray__param_at(nparams))
+    nparams++;
+  tap_plan((int) (nprobes + 2 * nparams + 4));
+  tap_ok(xray__param_find("XRAY_L3_ASSOC") == xray__param_find("XRAY_L2_ASSOC")
+             && xray__param_find("XRAY_L1D_ASSOC") != xray__param_find("XRAY_L2_ASSOC")
+             && xray__param_find("XRAY_LX_ASSOC") == NULL
+             && xray__param_find("XRAY_L_ASSOC") == NULL,
+         "levels: L2 and L3 share the family, L1D has its entry, LX and L are none");
+  tap_ok(xray__param_find("XRAY_LAT___M256D_FMA") && xray__param_find("XRAY_II_LONG_ADD")
+             && !xray__param_find("XRAY_LAT_") && !xray__param_find("XRAY_NO_SUCH"),
+         "operations: any TYPE_OP, but not an empty one; an unknown name is none");
+  {
+    static xray_report r;
+    xray_value *v;
+    xray__report_init(&r);
+    v = xray__report_param(&r, "XRAY_L4_LINE", "4", NULL);
+    tap_ok(v && strcmp(v->desc, "L4 cache line size") == 0 && strcmp(v->unit, "bytes") == 0,
+           "a family's description takes its level: '%s'", v ? v->desc : "");
+    tap_ok(!xray__report_param(&r, "XRAY_BOGUS", NULL, NULL) && r.n == 1,
+           "a name in no entry is not added");
+  }
+  for (i = 0; i < nprobes; i++)
+    check_probe(xray_probe_at(i));
+  snprintf(path, sizeof path, "%s/src/cli/xray.1", top);
+  man = slurp(path);
+  for (i = 0; i < nparams; i++) {
+    const struct xray__param *e = xray__param_at(i);
+    tap_ok(man && in_man(man, e->name), "xray(1) documents %s", e->name);
+    tap_ok(in_macro(top, e->probe, e->name), "the macro of probe %s documents %s", e->probe,
+           e->name);
+  }
+  free(man);
+  return tap_done();
+}
