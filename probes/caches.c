@@ -291,37 +291,85 @@ size_level(struct cc *c, struct shape *S, int i)
   }
 }
 
-/* The four values of level i + 1 in the report: -1 if they could not be
- * added.  why: the reason every level is unknown; lastwhy: the last
- * level's. */
-static int
-report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
-             const char *lastwhy)
+/* Level l's capacity from the page-colour model alone (no conflict set
+ * confirmed its ways), and its ways where anything gives them. */
+static void
+report_model_size(const struct level *l, xray_value *v[4], const char *method, int shared)
 {
-  xray_machine *m = c->m;
-  struct level *L = S->L;
-  int *first = S->first, *last = S->last, nl = S->nl;
-  char method[240], msg[200];
+  char msg[200];
 
-  xray_value *v[4] = { 0 };
-  int f, lv = i + 1, have = i < nl && !why[0];
-  const struct level *l = &L[i];
-  int shared;
-  add_level(r, lv, v);
-  if (!v[0] || !v[1] || !v[2] || !v[3])
-    return -1;
-  if (!have) {
-    const char *no = why[0] ? why : "no such level: the time per load shows no further step";
-    for (f = 0; f < 4; f++)
-      xray__value_unknown(v[f], no);
-    return 0;
+  xray__value_measured(v[0], l->size, method);
+  v[0]->effective = shared;
+  /* A private level's capacity from the model alone, with no conflict
+   * set to confirm its ways, is not confirmed: a neighbour's share of
+   * the level moves the whole transition (589824 for a 1 MB L2 on Zen
+   * 4, both halves of the draws alike). */
+  if (!shared)
+    xray__value_doubt(v[0],
+                      "; not confirmed: the capacity comes from the model alone, "
+                      "with no conflict set to confirm its ways");
+  if (l->ways) {
+    snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
+    xray__value_measured(v[1], l->ways, msg);
+  } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
+    /* The model's ways alone only where no conflict test could run: one
+     * that ran and failed has seen what the model did not (tree-PLRU
+     * fitted 2 ways, clearly, for 10). */
+    xray__value_measured(v[1], l->fit.A, method);
+    v[1]->effective = shared;
+  } else {
+    if (l->conflict_ran)
+      snprintf(msg, sizeof msg, "%s", l->wwhy);
+    else
+      snprintf(msg, sizeof msg,
+               "%s%sthe page-colour model fits %d and %d ways about "
+               "equally (error x%.2f), with the same capacity",
+               l->wwhy, l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
+    xray__value_unknown(v[1], msg);
+    snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
   }
-  shared = m->hardware && i == nl - 1 && S->settled;
-  if (i == nl - 1 && lastwhy[0]) {
-    for (f = 0; f < 3; f++)
-      xray__value_unknown(v[f], lastwhy);
-    goto latency;
+}
+
+/* Level l where the model established no capacity: unknown, or for a
+ * shared last level what this process gets of it. */
+static void
+report_unfitted(const struct cc *c, const struct level *l, xray_value *v[4], char *method,
+                size_t len)
+{
+  char msg[200];
+
+  if (l->fit.rms > FIT_RMS)
+    /* Capacity and ways come from one model: if it does not explain
+     * the transition, it has not identified the level. */
+    snprintf(msg, sizeof msg,
+             "the page-colour model does not fit the transition at "
+             "%.0f-%.0f pages (rms %.3f > %.2f)",
+             c->pt[l->a].k, c->pt[l->b].k, l->fit.rms, FIT_RMS);
+  else
+    snprintf(msg, sizeof msg,
+             "the page-colour models that fit about equally disagree "
+             "on the capacity (%.0f-%.0f pages): the level is not identified",
+             l->fit.cap_lo, l->fit.cap_hi);
+  set_unknown2(v[0], v[1], msg, method);
+  if (!isnan(l->k50)) {
+    /* A shared level whose ways other tenants take is no geometry to
+     * fit; what this process gets of it is where half its loads miss. */
+    snprintf(method, len,
+             "effective: half the loads miss at %.0f pages "
+             "(transition %.0f-%.0f pages); shared last level, %s",
+             l->k50, c->pt[l->a].k, c->pt[l->b].k, msg);
+    xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
+    v[0]->effective = 1;
   }
+}
+
+/* Capacity and ways of level l: from a conflict set and the model, from
+ * the model alone, or unknown. */
+static void
+report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int shared)
+{
+  char method[240];
+
   snprintf(method, sizeof method,
            "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
            "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
@@ -350,57 +398,20 @@ report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *w
      * pages of a colour miss too little for a while) gave 9 for 8. */
     xray__value_doubt(v[0], "; not confirmed: %s", l->cwhy);
     xray__value_doubt(v[1], "; not confirmed: %s", l->cwhy);
-  } else if (!isnan(l->size)) {
-    xray__value_measured(v[0], l->size, method);
-    v[0]->effective = shared;
-    /* A private level's capacity from the model alone, with no conflict
-     * set to confirm its ways, is not confirmed: a neighbour's share of
-     * the level moves the whole transition (589824 for a 1 MB L2 on Zen
-     * 4, both halves of the draws alike). */
-    if (!shared)
-      xray__value_doubt(v[0], "; not confirmed: the capacity comes from the model alone, "
-                        "with no conflict set to confirm its ways");
-    if (l->ways) {
-      snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
-      xray__value_measured(v[1], l->ways, msg);
-    } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
-      /* The model's ways alone only where no conflict test could run: one
-       * that ran and failed has seen what the model did not (tree-PLRU
-       * fitted 2 ways, clearly, for 10). */
-      xray__value_measured(v[1], l->fit.A, method);
-      v[1]->effective = shared;
-    } else {
-      if (l->conflict_ran)
-        snprintf(msg, sizeof msg, "%s", l->wwhy);
-      else
-        snprintf(msg, sizeof msg, "%s%sthe page-colour model fits %d and %d ways about "
-                 "equally (error x%.2f), with the same capacity", l->wwhy,
-                 l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
-      xray__value_unknown(v[1], msg);
-      snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
-    }
-  } else {
-    if (l->fit.rms > FIT_RMS)
-      /* Capacity and ways come from one model: if it does not explain
-       * the transition, it has not identified the level. */
-      snprintf(msg, sizeof msg, "the page-colour model does not fit the transition at "
-               "%.0f-%.0f pages (rms %.3f > %.2f)", c->pt[l->a].k, c->pt[l->b].k,
-               l->fit.rms, FIT_RMS);
-    else
-      snprintf(msg, sizeof msg, "the page-colour models that fit about equally disagree "
-               "on the capacity (%.0f-%.0f pages): the level is not identified",
-               l->fit.cap_lo, l->fit.cap_hi);
-    set_unknown2(v[0], v[1], msg, method);
-    if (!isnan(l->k50)) {
-      /* A shared level whose ways other tenants take is no geometry to
-       * fit; what this process gets of it is where half its loads miss. */
-      snprintf(method, sizeof method, "effective: half the loads miss at %.0f pages "
-               "(transition %.0f-%.0f pages); shared last level, %s", l->k50,
-               c->pt[l->a].k, c->pt[l->b].k, msg);
-      xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
-      v[0]->effective = 1;
-    }
-  }
+  } else if (!isnan(l->size))
+    report_model_size(l, v, method, shared);
+  else
+    report_unfitted(c, l, v, method, sizeof method);
+}
+
+/* The checks of level i's capacity against its step, and its line. */
+static void
+report_checks(const struct cc *c, const struct shape *S, int i, xray_value *v[4])
+{
+  const struct level *l = &S->L[i];
+  const int *first = S->first, *last = S->last;
+  int f;
+
   /* The ways of a conflict set are confirmed by the capacity they give
    * with the transition's colours; a capacity in doubt takes them with it. */
   if (!isnan(l->size) && !caches_halves_agree(l, l->size / (double) c->page)) {
@@ -428,7 +439,16 @@ report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *w
   else
     xray__value_measured(v[2], l->line, "pairs of loads s bytes apart in each page, beyond "
                          "the level");
-latency:
+}
+
+/* Level i's latency: its plateau, where the curve can be trusted. */
+static void
+report_latency(const struct cc *c, const struct shape *S, int i, xray_value *v)
+{
+  const struct level *l = &S->L[i];
+  const int *first = S->first, *last = S->last;
+  char method[240], msg[200];
+
   snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
            c->pt[first[i]].k, c->pt[last[i]].k);
   if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
@@ -436,13 +456,42 @@ latency:
      * can trust (L3 came out 17-37 cycles across runs here). */
     snprintf(msg, sizeof msg, "the plateau at %.0f-%.0f pages is shorter than an octave "
              "on a curve that does not settle", c->pt[first[i]].k, c->pt[last[i]].k);
-    xray__value_unknown(v[3], msg);
+    xray__value_unknown(v, msg);
+    return;
+  }
+  xray__value_measured(v, floor(l->lo + 0.5), method);
+  v->exact = l->lo;
+  if (c->m->core_hz > 0)
+    v->ns = l->lo / c->m->core_hz * 1e9;
+}
+
+/* The four values of level i + 1 in the report: -1 if they could not be
+ * added.  why: the reason every level is unknown; lastwhy: the last
+ * level's. */
+static int
+report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
+             const char *lastwhy)
+{
+  xray_value *v[4] = { 0 };
+  int f, nl = S->nl;
+
+  add_level(r, i + 1, v);
+  if (!v[0] || !v[1] || !v[2] || !v[3])
+    return -1;
+  if (i >= nl || why[0]) {
+    const char *no = why[0] ? why : "no such level: the time per load shows no further step";
+    for (f = 0; f < 4; f++)
+      xray__value_unknown(v[f], no);
     return 0;
   }
-  xray__value_measured(v[3], floor(l->lo + 0.5), method);
-  v[3]->exact = l->lo;
-  if (m->core_hz > 0)
-    v[3]->ns = l->lo / m->core_hz * 1e9;
+  if (i == nl - 1 && lastwhy[0])
+    for (f = 0; f < 3; f++)
+      xray__value_unknown(v[f], lastwhy);
+  else {
+    report_geometry(c, &S->L[i], v, c->m->hardware && i == nl - 1 && S->settled);
+    report_checks(c, S, i, v);
+  }
+  report_latency(c, S, i, v[3]);
   return 0;
 }
 
