@@ -265,12 +265,175 @@ parse_fetch(struct sim *m, const char *val, char *err, size_t errlen)
   return 0;
 }
 
+/* seed=N: any whole number a 64-bit generator can start from, 0 too (the
+ * generator's all-zero state is replaced). */
+static int
+parse_seed(struct sim *m, const char *eq, char *err, size_t errlen)
+{
+  char *end;
+  unsigned long long sv;
+
+  errno = 0;
+  sv = isdigit((unsigned char) *eq) ? strtoull(eq, &end, 10) : 0;
+  if (!isdigit((unsigned char) *eq) || errno || *end) {
+    snprintf(err, errlen, "seed: '%s' is not a whole number from 0 to %llu", eq,
+             (unsigned long long) UINT64_MAX);
+    return -1;
+  }
+  m->rng = sv ? (uint64_t) sv : UINT64_C(0xd1b54a32d192ed03);
+  return 0;
+}
+
+/* tenant=LEVEL:RATE[:SWING]. */
+static int
+parse_tenant(struct sim *m, const char *eq, char *err, size_t errlen)
+{
+  char *end;
+  long lv = strtol(eq, &end, 10);
+
+  m->tswing = 0;
+  if (end == eq || *end != ':' || lv < 2 || lv > 4
+      || !((m->trate = xray__decimal(end + 1, &end)) > 0) || m->trate > 64
+      || (*end
+          && (*end != ':' || !((m->tswing = xray__decimal(end + 1, &end)) >= 0) || m->tswing > 1
+              || *end))) {
+    snprintf(err, errlen,
+             "tenant: '%s' is not LEVEL:RATE[:SWING] (level 2-4, rate above "
+             "0 up to 64 loads per load, swing 0-1)",
+             eq);
+    return -1;
+  }
+  m->tenant = (int) lv - 1;
+  return 0;
+}
+
+/* The structures: l1i, the data levels (in order) and the TLBs.  0, -1
+ * with err, or 1 if item is none of them. */
+static int
+parse_structure(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
+{
+  static const double deflat[MAX_LEVELS] = { 4, 12, 40, 80 };
+  int lv;
+
+  if (strcmp(item, "l1i") == 0) {
+    if (m->have_l1i) {
+      snprintf(err, errlen, "l1i given twice");
+      return -1;
+    }
+    if (parse_geometry(eq, item, &m->l1i, 0, 0, err, errlen))
+      return -1;
+    m->have_l1i = 1;
+  } else if ((lv = level_of(item)) >= 0) {
+    if (lv != m->nlev) {
+      snprintf(err, errlen,
+               lv < m->nlev ? "%s given twice"
+                            : "%s needs the levels below it (give l1d, l2, ... in order)",
+               item);
+      return -1;
+    }
+    m->lev[lv].lat = deflat[lv];
+    if (parse_geometry(eq, item, &m->lev[lv], 1, 0, err, errlen))
+      return -1;
+    m->nlev++;
+  } else if (strcmp(item, "tlb1") == 0 || strcmp(item, "tlb2") == 0) {
+    int t = item[3] - '1';
+    if (t != m->ntlb) {
+      snprintf(err, errlen, t < m->ntlb ? "%s given twice" : "tlb2 needs a tlb1", item);
+      return -1;
+    }
+    if (parse_geometry(eq, item, &m->tlb[t], 0, 1, err, errlen))
+      return -1;
+    m->ntlb++;
+  } else
+    return 1;
+  return 0;
+}
+
+/* The memory side's costs and behaviour.  0, -1 with err, or 1 if item is
+ * none of them. */
+static int
+parse_memory(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
+{
+  unsigned long v;
+
+  if (strcmp(item, "mem") == 0 || strcmp(item, "tlbpen") == 0 || strcmp(item, "walk") == 0) {
+    char what[32];
+    snprintf(what, sizeof what, "%s cycles", item);
+    if (parse_size(eq, what, &v, err, errlen))
+      return -1;
+    *(item[0] == 'm' ? &m->mem : item[0] == 't' ? &m->tlbpen : &m->walk) = (double) v;
+  } else if (strcmp(item, "colour") == 0 || strcmp(item, "color") == 0) {
+    if (parse_size(eq, "colour page", &m->colour, err, errlen))
+      return -1;
+    if (m->colour & (m->colour - 1) || m->colour < 1024) {
+      snprintf(err, errlen, "colour page: %lu is not a power of two of at least 1024", m->colour);
+      return -1;
+    }
+  } else if (strcmp(item, "inclusive") == 0) {
+    if (strcmp(eq, "yes") && strcmp(eq, "no")) {
+      snprintf(err, errlen, "inclusive: '%s' is not yes or no", eq);
+      return -1;
+    }
+    m->inclusive = strcmp(eq, "yes") == 0;
+  } else if (strcmp(item, "prefetch") == 0) {
+    m->pf_next = strcmp(eq, "next") == 0 || strcmp(eq, "both") == 0;
+    m->pf_stride = strcmp(eq, "stride") == 0 || strcmp(eq, "both") == 0;
+    if (!m->pf_next && !m->pf_stride && strcmp(eq, "none")) {
+      snprintf(err, errlen, "prefetch: '%s' is not next, stride, both or none", eq);
+      return -1;
+    }
+  } else if (strcmp(item, "tenant") == 0)
+    return parse_tenant(m, eq, err, errlen);
+  else
+    return 1;
+  return 0;
+}
+
+/* One ITEM=VALUE of the spec; 0, or -1 with err. */
+static int
+parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
+{
+  unsigned long v;
+  int r;
+
+  if (strcmp(item, "uop") == 0)
+    return parse_uop(m, eq, err, errlen);
+  if (strcmp(item, "fetch") == 0)
+    return parse_fetch(m, eq, err, errlen);
+  if (strcmp(item, "penalty") == 0) {
+    if (parse_size(eq, "penalty cycles", &v, err, errlen))
+      return -1;
+    m->penalty = (double) v;
+    return 0;
+  }
+  if (strcmp(item, "noise") == 0)
+    return parse_percent(eq, "noise", &m->noise, err, errlen);
+  if (strcmp(item, "spikes") == 0)
+    return parse_percent(eq, "spikes", &m->spikes, err, errlen);
+  if (strcmp(item, "seed") == 0)
+    return parse_seed(m, eq, err, errlen);
+  if ((r = parse_structure(m, item, eq, err, errlen)) <= 0
+      || (r = parse_memory(m, item, eq, err, errlen)) <= 0)
+    return r;
+  if ((r = xray__sim_core_item(&m->cpu, item, eq, err, errlen)) != 0) {
+    if (r > 0)
+      m->cpu_items = 1;
+    return r < 0 ? -1 : 0;
+  }
+  snprintf(err, errlen,
+           "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
+           "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, "
+           "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
+           "cpus, smt, noise, spikes, seed)",
+           item);
+  return -1;
+}
+
 int
 xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen)
 {
   char *buf = strdup(spec), *item, *save = NULL, *eq;
-  int rc = -1, lv, r;
-  unsigned long v;
+  int rc = -1;
 
   if (!buf) {
     snprintf(err, errlen, "out of memory");
@@ -282,115 +445,8 @@ xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen)
       goto out;
     }
     *eq++ = 0;
-    if (strcmp(item, "l1i") == 0) {
-      if (m->have_l1i) {
-        snprintf(err, errlen, "l1i given twice");
-        goto out;
-      }
-      if (parse_geometry(eq, item, &m->l1i, 0, 0, err, errlen))
-        goto out;
-      m->have_l1i = 1;
-    } else if (strcmp(item, "uop") == 0) {
-      if (parse_uop(m, eq, err, errlen))
-        goto out;
-    } else if (strcmp(item, "fetch") == 0) {
-      if (parse_fetch(m, eq, err, errlen))
-        goto out;
-    } else if (strcmp(item, "penalty") == 0) {
-      if (parse_size(eq, "penalty cycles", &v, err, errlen))
-        goto out;
-      m->penalty = (double) v;
-    } else if (strcmp(item, "noise") == 0) {
-      if (parse_percent(eq, "noise", &m->noise, err, errlen))
-        goto out;
-    } else if (strcmp(item, "spikes") == 0) {
-      if (parse_percent(eq, "spikes", &m->spikes, err, errlen))
-        goto out;
-    } else if (strcmp(item, "seed") == 0) {
-      /* Any whole number a 64-bit generator can start from: 0 too (the
-       * generator's all-zero state is replaced below). */
-      char *end;
-      unsigned long long sv;
-      errno = 0;
-      sv = isdigit((unsigned char) *eq) ? strtoull(eq, &end, 10) : 0;
-      if (!isdigit((unsigned char) *eq) || errno || *end) {
-        snprintf(err, errlen, "seed: '%s' is not a whole number from 0 to %llu", eq,
-                 (unsigned long long) UINT64_MAX);
-        goto out;
-      }
-      m->rng = sv ? (uint64_t) sv : UINT64_C(0xd1b54a32d192ed03);
-    } else if ((lv = level_of(item)) >= 0) {
-      static const double deflat[MAX_LEVELS] = { 4, 12, 40, 80 };
-      if (lv != m->nlev) {
-        snprintf(err, errlen, lv < m->nlev ? "%s given twice"
-                 : "%s needs the levels below it (give l1d, l2, ... in order)", item);
-        goto out;
-      }
-      m->lev[lv].lat = deflat[lv];
-      if (parse_geometry(eq, item, &m->lev[lv], 1, 0, err, errlen))
-        goto out;
-      m->nlev++;
-    } else if (strcmp(item, "tlb1") == 0 || strcmp(item, "tlb2") == 0) {
-      int t = item[3] - '1';
-      if (t != m->ntlb) {
-        snprintf(err, errlen, t < m->ntlb ? "%s given twice" : "tlb2 needs a tlb1", item);
-        goto out;
-      }
-      if (parse_geometry(eq, item, &m->tlb[t], 0, 1, err, errlen))
-        goto out;
-      m->ntlb++;
-    } else if (strcmp(item, "mem") == 0 || strcmp(item, "tlbpen") == 0
-               || strcmp(item, "walk") == 0) {
-      char what[32];
-      snprintf(what, sizeof what, "%s cycles", item);
-      if (parse_size(eq, what, &v, err, errlen))
-        goto out;
-      *(item[0] == 'm' ? &m->mem : item[0] == 't' ? &m->tlbpen : &m->walk) = (double) v;
-    } else if (strcmp(item, "colour") == 0 || strcmp(item, "color") == 0) {
-      if (parse_size(eq, "colour page", &m->colour, err, errlen))
-        goto out;
-      if (m->colour & (m->colour - 1) || m->colour < 1024) {
-        snprintf(err, errlen, "colour page: %lu is not a power of two of at least 1024",
-                 m->colour);
-        goto out;
-      }
-    } else if (strcmp(item, "inclusive") == 0) {
-      if (strcmp(eq, "yes") && strcmp(eq, "no")) {
-        snprintf(err, errlen, "inclusive: '%s' is not yes or no", eq);
-        goto out;
-      }
-      m->inclusive = strcmp(eq, "yes") == 0;
-    } else if (strcmp(item, "prefetch") == 0) {
-      m->pf_next = strcmp(eq, "next") == 0 || strcmp(eq, "both") == 0;
-      m->pf_stride = strcmp(eq, "stride") == 0 || strcmp(eq, "both") == 0;
-      if (!m->pf_next && !m->pf_stride && strcmp(eq, "none")) {
-        snprintf(err, errlen, "prefetch: '%s' is not next, stride, both or none", eq);
-        goto out;
-      }
-    } else if (strcmp(item, "tenant") == 0) {
-      char *end;
-      long lv = strtol(eq, &end, 10);
-      m->tswing = 0;
-      if (end == eq || *end != ':' || lv < 2 || lv > 4
-          || !((m->trate = xray__decimal(end + 1, &end)) > 0) || m->trate > 64
-          || (*end && (*end != ':' || !((m->tswing = xray__decimal(end + 1, &end)) >= 0)
-                       || m->tswing > 1 || *end))) {
-        snprintf(err, errlen, "tenant: '%s' is not LEVEL:RATE[:SWING] (level 2-4, rate above "
-                 "0 up to 64 loads per load, swing 0-1)", eq);
-        goto out;
-      }
-      m->tenant = (int) lv - 1;
-    } else if ((r = xray__sim_core_item(&m->cpu, item, eq, err, errlen)) != 0) {
-      if (r < 0)
-        goto out;
-      m->cpu_items = 1;
-    } else {
-      snprintf(err, errlen, "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
-               "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, "
-               "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-               "cpus, smt, noise, spikes, seed)", item);
+    if (parse_item(m, item, eq, err, errlen))
       goto out;
-    }
   }
   if (!m->have_l1i && !m->nlev && !m->cpu_items) {
     snprintf(err, errlen, "the simulated machine needs an l1i=SIZE:WAYS:LINE or "
