@@ -240,6 +240,105 @@ struct settings {
   size_t nsel;
 };
 
+/* Option c's value arg into s; a bad value ends xray here (exit 2). */
+static void
+take_option(int c, char *arg, struct settings *s)
+{
+  char *end;
+
+  switch (c) {
+  case 'f':
+    if (xray_format_parse(arg, &s->fmt))
+      usage_error("invalid --format '%s' (text, json, shell or header)", arg);
+    break;
+  case 'o':
+    if (!*arg)
+      usage_error("invalid --output '%s' (a file name, or - for the standard output)", arg);
+    s->output = arg;
+    break;
+  case 't':
+    if (!*arg)
+      usage_error("invalid --trace '%s' (a file name, or - for the standard output)", arg);
+    s->trace = arg;
+    break;
+  case 'b':
+    errno = 0;
+    s->budget = strtod(arg, &end);
+    /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
+    if (errno || end == arg || *end || strspn(arg, "0123456789.eE+-") != strlen(arg)
+        || !(s->budget > 0) || s->budget > 3600)
+      usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", arg);
+    break;
+  case 's':
+    s->simulate = arg;
+    break;
+  case 'k':
+    if (strcmp(arg, "auto") == 0)
+      s->kernel = XRAY_KERNEL_AUTO;
+    else if (strcmp(arg, "machine-code") == 0)
+      s->kernel = XRAY_KERNEL_MACHINE_CODE;
+    else if (strcmp(arg, "c") == 0)
+      s->kernel = XRAY_KERNEL_C;
+    else
+      usage_error("invalid --kernel '%s' (auto, machine-code or c)", arg);
+    break;
+  case 'C':
+    if (!*arg)
+      usage_error("invalid --cc '%s' (a compiler command)", arg);
+    s->cc = arg;
+    break;
+  case 'F':
+    s->cflags = arg;
+    break;
+  case 'O':
+    s->ops = arg;
+    break;
+  case 'T':
+    s->types = arg;
+    break;
+  case 'R':
+    if (!*arg)
+      usage_error("invalid --record '%s' (a directory)", arg);
+    s->record = arg;
+    break;
+  case 'N':
+    errno = 0;
+    s->repeat = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || s->repeat < 1 || s->repeat > 20)
+      usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", arg);
+    break;
+  case 'P':
+    if (!*arg)
+      usage_error("invalid --replay '%s' (a directory made by --record)", arg);
+    s->replay = arg;
+    break;
+  }
+}
+
+/* The probes argv names from optind on, else every probe. */
+static void
+select_probes(int argc, char **argv, struct settings *s)
+{
+  size_t i;
+
+  for (; optind < argc; optind++) {
+    const xray_probe *p = xray_probe_find(argv[optind]);
+    if (!p) {
+      fprintf(stderr, "%s: unknown probe '%s' (known:", prog, argv[optind]);
+      for (i = 0; xray_probe_at(i); i++)
+        fprintf(stderr, " %s", xray_probe_at(i)->name);
+      fprintf(stderr, ")\nTry '%s --help' for more information.\n", prog);
+      exit(2);
+    }
+    if (s->nsel == sizeof s->sel / sizeof *s->sel)
+      usage_error("more than %s probes named", "16");
+    s->sel[s->nsel++] = p;
+  }
+  if (s->nsel == 0)
+    for (; xray_probe_at(s->nsel) && s->nsel < sizeof s->sel / sizeof *s->sel; s->nsel++)
+      s->sel[s->nsel] = xray_probe_at(s->nsel);
+}
+
 /* Options and probe names into s; a usage error, --help, --list or
  * --version ends here. */
 static void
@@ -267,74 +366,8 @@ parse_args(int argc, char **argv, struct settings *s)
   size_t i;
   int c;
 
-  while ((c = getopt_long(argc, argv, "f:o:t:b:s:k:lhV", opts, NULL)) != -1) {
-    char *end;
+  while ((c = getopt_long(argc, argv, "f:o:t:b:s:k:lhV", opts, NULL)) != -1)
     switch (c) {
-    case 'f':
-      if (xray_format_parse(optarg, &s->fmt))
-        usage_error("invalid --format '%s' (text, json, shell or header)", optarg);
-      break;
-    case 'o':
-      if (!*optarg)
-        usage_error("invalid --output '%s' (a file name, or - for the standard output)", optarg);
-      s->output = optarg;
-      break;
-    case 't':
-      if (!*optarg)
-        usage_error("invalid --trace '%s' (a file name, or - for the standard output)", optarg);
-      s->trace = optarg;
-      break;
-    case 'b':
-      errno = 0;
-      s->budget = strtod(optarg, &end);
-      /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
-      if (errno || end == optarg || *end || strspn(optarg, "0123456789.eE+-") != strlen(optarg)
-          || !(s->budget > 0) || s->budget > 3600)
-        usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", optarg);
-      break;
-    case 's':
-      s->simulate = optarg;
-      break;
-    case 'k':
-      if (strcmp(optarg, "auto") == 0)
-        s->kernel = XRAY_KERNEL_AUTO;
-      else if (strcmp(optarg, "machine-code") == 0)
-        s->kernel = XRAY_KERNEL_MACHINE_CODE;
-      else if (strcmp(optarg, "c") == 0)
-        s->kernel = XRAY_KERNEL_C;
-      else
-        usage_error("invalid --kernel '%s' (auto, machine-code or c)", optarg);
-      break;
-    case 'C':
-      if (!*optarg)
-        usage_error("invalid --cc '%s' (a compiler command)", optarg);
-      s->cc = optarg;
-      break;
-    case 'F':
-      s->cflags = optarg;
-      break;
-    case 'O':
-      s->ops = optarg;
-      break;
-    case 'T':
-      s->types = optarg;
-      break;
-    case 'R':
-      if (!*optarg)
-        usage_error("invalid --record '%s' (a directory)", optarg);
-      s->record = optarg;
-      break;
-    case 'N':
-      errno = 0;
-      s->repeat = strtol(optarg, &end, 10);
-      if (errno || end == optarg || *end || s->repeat < 1 || s->repeat > 20)
-        usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", optarg);
-      break;
-    case 'P':
-      if (!*optarg)
-        usage_error("invalid --replay '%s' (a directory made by --record)", optarg);
-      s->replay = optarg;
-      break;
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
         printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
@@ -345,27 +378,13 @@ parse_args(int argc, char **argv, struct settings *s)
     case 'V':
       printf("xray %s\n", xray_version());
       exit(stdout_done());
-    default:
+    case '?':
       fprintf(stderr, "Try '%s --help' for more information.\n", prog);
       exit(2);
+    default:
+      take_option(c, optarg, s);
     }
-  }
-  for (; optind < argc; optind++) {
-    const xray_probe *p = xray_probe_find(argv[optind]);
-    if (!p) {
-      fprintf(stderr, "%s: unknown probe '%s' (known:", prog, argv[optind]);
-      for (i = 0; xray_probe_at(i); i++)
-        fprintf(stderr, " %s", xray_probe_at(i)->name);
-      fprintf(stderr, ")\nTry '%s --help' for more information.\n", prog);
-      exit(2);
-    }
-    if (s->nsel == sizeof s->sel / sizeof *s->sel)
-      usage_error("more than %s probes named", "16");
-    s->sel[s->nsel++] = p;
-  }
-  if (s->nsel == 0)
-    for (; xray_probe_at(s->nsel) && s->nsel < sizeof s->sel / sizeof *s->sel; s->nsel++)
-      s->sel[s->nsel] = xray_probe_at(s->nsel);
+  select_probes(argc, argv, s);
 }
 
 /* Options that contradict each other, and the recording's directory. */
