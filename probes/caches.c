@@ -573,15 +573,89 @@ report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, in
   }
 }
 
+/* The curve and its levels: scanned, with more draws off the plateaus,
+ * until it settles on memory (S). */
+static void
+find_levels(struct cc *c, struct shape *S)
+{
+  int i, j;
+
+  /* Two draws place a point of a gradual transition only roughly, and
+   * three rough points in a row can pass for a plateau of their own (a
+   * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
+   * get more draws, twice, and the levels are found again.  If the curve
+   * no longer looks settled then, the scan goes on (at most twice). */
+  for (j = 0; j < 3; j++) {
+    int more = caches_scan(c, S);
+    caches_shape_of(c, S, 0);
+    for (i = 0; i < 2 && !c->failed && caches_refine_slopes(c, S); i++)
+      caches_shape_of(c, S, 0);
+    if (S->settled || c->failed || !more)
+      break;
+  }
+}
+
+/* The count of levels into vlev, unless why says why there is none; a
+ * last step so wide that it may be two levels seen as one sets why (for
+ * L2) or lastwhy.  Returns whether it did; unsettled: the reason where
+ * the curve never reached memory. */
+static int
+count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char *why, char *lastwhy,
+             char *unsettled, size_t len)
+{
+  char method[240];
+  int nl = S->nl, i, merged;
+
+  /* The step to memory of a shared last level spans a few octaves at
+   * most; one that spans more is two levels seen as one (a shared L3 of
+   * which other tenants leave little, just past a private L2: its
+   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
+   * the level count nor any capacity from it holds.  (A private level's
+   * step may be wider: a 4-way or tree-PLRU L2 under random placement
+   * spans up to 14 times; a simulation has no other tenants.)  After a
+   * level with a step of its own, such a step is the shared level fading
+   * as other tenants take it: only its own capacity is lost. */
+  i = nl - 1;
+  merged = i >= 1 && !why[0] && !c->failed && c->m->hardware && S->settled
+      && c->pt[S->L[i].b].k > MERGED_SPAN * c->pt[S->L[i].a].k;
+  lastwhy[0] = 0;
+  if (merged)
+    snprintf(i == 1 ? why : lastwhy, len,
+             "the step after level %d spans %.0f-%.0f "
+             "pages, more than a factor %d: %s",
+             i + 1, c->pt[S->L[i].a].k, c->pt[S->L[i].b].k, MERGED_SPAN,
+             i == 1 ? "two levels may have merged into one (a shared level "
+                      "other tenants leave little of)"
+                    : "a shared level other tenants take, or two "
+                      "levels seen as one");
+  if (why[0])
+    xray__value_unknown(vlev, why);
+  else if (!S->settled) {
+    snprintf(unsettled, len,
+             "the time per load does not settle on a memory "
+             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
+             "beyond the %d found may follow",
+             c->pt[c->npt - 1].k, c->m->hardware ? ", 50 ns or more" : "",
+             c->out_of_time ? " within the time budget (--budget)" : "", nl);
+    xray__value_unknown(vlev, unsettled);
+  } else {
+    snprintf(method, sizeof method,
+             "steps in the time per load through %g-%.0f random "
+             "whole pages",
+             K_MIN, c->pt[c->npt - 1].k);
+    xray__value_measured(vlev, nl, method);
+  }
+  return merged;
+}
+
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
   struct cc *c = calloc(1, sizeof *c);
   struct shape *S = calloc(1, sizeof *S);
   xray_value *vlev = xray__report_param(r, "XRAY_CACHE_LEVELS", NULL, NULL);
-  struct level *L;
-  int nl, i, j, rc = 0, merged;
-  char method[240], why[200], lastwhy[200], unsettled[200];
+  int nl, i, rc = 0, merged;
+  char why[200], lastwhy[200], unsettled[200] = "";
   double kmax;
 
   if (c) {
@@ -605,20 +679,7 @@ caches_run(xray_machine *m, xray_report *r)
   kmax = (double) (LINES_MAX / c->lpp);
   c->start = m->timed ? xray__now() : 0;
   c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
-  /* Two draws place a point of a gradual transition only roughly, and
-   * three rough points in a row can pass for a plateau of their own (a
-   * level at 16 cycles inside Zen 3's L2 step): points off the plateaus
-   * get more draws, twice, and the levels are found again.  If the curve
-   * no longer looks settled then, the scan goes on (at most twice). */
-  for (j = 0; j < 3; j++) {
-    int more = caches_scan(c, S);
-    caches_shape_of(c, S, 0);
-    for (i = 0; i < 2 && !c->failed && caches_refine_slopes(c, S); i++)
-      caches_shape_of(c, S, 0);
-    if (S->settled || c->failed || !more)
-      break;
-  }
-  L = S->L;
+  find_levels(c, S);
   nl = S->nl;
   /* Refining the transitions may take a budget, up to FIT_BUDGETS in
    * all; later levels get what is left, and the rest is said.  A
@@ -635,39 +696,7 @@ caches_run(xray_machine *m, xray_report *r)
   /* Transition 0 is L1's; each later one is a level of its own. */
   for (i = 1; i < nl && !c->failed; i++)
     size_level(c, S, i);
-  /* The step to memory of a shared last level spans a few octaves at
-   * most; one that spans more is two levels seen as one (a shared L3 of
-   * which other tenants leave little, just past a private L2: its
-   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
-   * the level count nor any capacity from it holds.  (A private level's
-   * step may be wider: a 4-way or tree-PLRU L2 under random placement
-   * spans up to 14 times; a simulation has no other tenants.)  After a
-   * level with a step of its own, such a step is the shared level fading
-   * as other tenants take it: only its own capacity is lost. */
-  i = nl - 1;
-  merged = i >= 1 && !why[0] && !c->failed && m->hardware && S->settled
-           && c->pt[L[i].b].k > MERGED_SPAN * c->pt[L[i].a].k;
-  lastwhy[0] = 0;
-  if (merged)
-    snprintf(i == 1 ? why : lastwhy, sizeof why, "the step after level %d spans %.0f-%.0f "
-             "pages, more than a factor %d: %s", i + 1, c->pt[L[i].a].k, c->pt[L[i].b].k,
-             MERGED_SPAN, i == 1 ? "two levels may have merged into one (a shared level "
-             "other tenants leave little of)" : "a shared level other tenants take, or two "
-             "levels seen as one");
-  if (why[0])
-    xray__value_unknown(vlev, why);
-  else if (!S->settled) {
-    snprintf(unsettled, sizeof unsettled, "the time per load does not settle on a memory "
-             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
-             "beyond the %d found may follow", c->pt[c->npt - 1].k,
-             m->hardware ? ", 50 ns or more" : "",
-             c->out_of_time ? " within the time budget (--budget)" : "", nl);
-    xray__value_unknown(vlev, unsettled);
-  } else {
-    snprintf(method, sizeof method, "steps in the time per load through %g-%.0f random "
-             "whole pages", K_MIN, c->pt[c->npt - 1].k);
-    xray__value_measured(vlev, nl, method);
-  }
+  merged = count_levels(c, S, vlev, why, lastwhy, unsettled, sizeof why);
   for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++)
     if (report_level(c, S, r, i, why, lastwhy)) {
       rc = -1;
