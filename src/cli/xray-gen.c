@@ -62,6 +62,57 @@ stdout_done(void)
   return 1;
 }
 
+/* The machine-code statement stmt, count times: assembly text for lang
+ * "asm", raw bytes for "bin"; an exit status. */
+static int
+write_machine_code(const char *lang, const char *stmt, long count)
+{
+  const struct xray_stmt *s = xray__stmt_find(stmt);
+  unsigned char *bytes;
+  size_t len;
+
+  if (!s) {
+    fprintf(stderr, "%s: unknown machine-code statement '%s' (see --help)\n", prog, stmt);
+    return 2;
+  }
+  if (count < 1) {
+    fprintf(stderr, "%s: --lang=%s needs --count=N\n", prog, lang);
+    return 2;
+  }
+  if (lang[0] == 'a')
+    xray__machine_code_write_asm(stdout, s, (size_t) count);
+  else {
+    if (xray__machine_code_bytes(s, (size_t) count, &bytes, &len)) {
+      fprintf(stderr, "%s: out of memory\n", prog);
+      return 1;
+    }
+    fwrite(bytes, 1, len, stdout);
+    free(bytes);
+  }
+  return stdout_done();
+}
+
+/* The kernel of c in language lang; an exit status. */
+static int
+generate(const char *lang, const struct xray_cspec *c, long count, int with_main)
+{
+  char err[256];
+
+  if (strcmp(lang, "c") == 0) {
+    if (xray__gen_c(stdout, c, err, sizeof err)) {
+      fprintf(stderr, "%s: %s\n", prog, err);
+      return 2;
+    }
+    if (with_main)
+      xray__gen_c_main(stdout, c);
+    return stdout_done();
+  }
+  if (strcmp(lang, "asm") == 0 || strcmp(lang, "bin") == 0)
+    return write_machine_code(lang, c->stmts, count);
+  fprintf(stderr, "%s: invalid --lang '%s' (c, asm or bin)\n", prog, lang);
+  return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -77,7 +128,6 @@ main(int argc, char **argv)
   const char *lang = NULL;
   long count = 0;
   int opt, with_main = 0;
-  char err[256];
 
   while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1)
     switch (opt) {
@@ -127,39 +177,5 @@ main(int argc, char **argv)
             optind < argc ? "unexpected argument" : "--lang and --stmt are required", prog);
     return 2;
   }
-  if (strcmp(lang, "c") == 0) {
-    if (xray__gen_c(stdout, &c, err, sizeof err)) {
-      fprintf(stderr, "%s: %s\n", prog, err);
-      return 2;
-    }
-    if (with_main)
-      xray__gen_c_main(stdout, &c);
-  } else if (strcmp(lang, "asm") == 0 || strcmp(lang, "bin") == 0) {
-    const struct xray_stmt *s = xray__stmt_find(c.stmts);
-    unsigned char *bytes;
-    size_t len;
-
-    if (!s) {
-      fprintf(stderr, "%s: unknown machine-code statement '%s' (see --help)\n", prog, c.stmts);
-      return 2;
-    }
-    if (count < 1) {
-      fprintf(stderr, "%s: --lang=%s needs --count=N\n", prog, lang);
-      return 2;
-    }
-    if (lang[0] == 'a')
-      xray__machine_code_write_asm(stdout, s, (size_t) count);
-    else {
-      if (xray__machine_code_bytes(s, (size_t) count, &bytes, &len)) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return 1;
-      }
-      fwrite(bytes, 1, len, stdout);
-      free(bytes);
-    }
-  } else {
-    fprintf(stderr, "%s: invalid --lang '%s' (c, asm or bin)\n", prog, lang);
-    return 2;
-  }
-  return stdout_done();
+  return generate(lang, &c, count, with_main);
 }
