@@ -236,48 +236,16 @@ edges_of(struct ctx *c, double hi_bytes, double floor_lo, double floor_x, double
   return n;
 }
 
-static int
-measure_once(xray_machine *m, struct once *o)
+/* The L1I from the edges e (gradual: g) of each kernel, ne of them,
+ * untimed where a kernel could not be timed; else why not, in o->why. */
+static void
+l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const int *ne,
+               const int *untimed)
 {
-  struct ctx c4 = { m, xray__stmt_find("nop4") };
-  struct xray__curve cv4 = { 0 };
-  struct xray__step st4;
-  double e[NFETCH][MAX_EDGES], decode, decode_x;
-  size_t n4;
-  int g[NFETCH][MAX_EDGES], ne[NFETCH], untimed[NFETCH];
-  size_t i, j;
-  int a, b, rc = -1;
   char *w = o->why;
-  size_t wl = sizeof o->why;
+  size_t wl = sizeof o->why, i, j;
+  int a, b;
 
-  o->l1i = o->uop = NAN;
-  o->uop_seen_twice = 0;
-  o->why[0] = 0;
-  /* The 4-byte NOPs first: past their op-cache edge they run at the
-   * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
-   * measured where it lies well past that edge (so that an op-cache edge
-   * just below it is not taken for it); both are one instruction per
-   * statement.  Where the 4-byte NOPs step at the same place, their step
-   * is the L1I's (a slow L2) and gives no decoders' rate. */
-  if (scan(&c4, &cv4, 256 * 1024))
-    goto out;
-  n4 = xray__find_steps(&cv4, 0.25, &st4, 1);
-  decode = n4 > 0 ? st4.hi : 0;
-  decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
-  /* The others only as far as twice the 8-byte NOPs' last edge (at least
-   * 256 KB): their large loops cost the most time.  One that cannot be
-   * timed (a recording made before it existed) gives no edges, and then
-   * no cross-check. */
-  for (i = 0; i < NFETCH; i++) {
-    struct ctx c = { m, xray__stmt_find(fetch_kernels[i]) };
-    double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
-    untimed[i] = (ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode,
-                                   i == 0 ? decode_x : INFINITY, e[i], g[i], MAX_EDGES)) < 0;
-    if (untimed[i] && i == 0)
-      goto out;
-    if (untimed[i])
-      ne[i] = 0;
-  }
   /* The smallest edge of the 8-byte NOPs that another kernel shares, and
    * of the two the smaller: where an op cache serves some of the 8-byte
    * NOPs' windows the L1I edge shows late in them, and where a kernel has
@@ -304,28 +272,85 @@ measure_once(xray_machine *m, struct once *o)
                : "their edges are the op cache's, which holds more of this code than any "
                "L1I edge seen");
   }
+}
+
+/* The op cache from the 4-byte NOPs' curve cv4 (n4 steps, the first
+ * st4) and the 8-byte NOPs' edges e8 (ne8 of them). */
+static void
+uop_from_curve(struct once *o, struct ctx *c4, struct xray__curve *cv4, struct xray__step *st4,
+               size_t n4, const double *e8, int ne8)
+{
+  int a;
 
   /* Op cache: the first step of the 4-byte curve, unless the 8-byte NOPs
    * step there too: an edge bound by bytes, not by instructions, is the
    * L1I's (an op cache, if any, then holds at least as much of this code
    * as the L1I: its size is not seen). */
   if (n4 > 0) {
-    double x = edge(&c4, &cv4, &st4, st4.lo, &o->uop_gradual);
-    for (a = 0; a < ne[0] && !shares(x, e[0][a]); a++)
+    double x = edge(c4, cv4, st4, st4->lo, &o->uop_gradual);
+    for (a = 0; a < ne8 && !shares(x, e8[a]); a++)
       ;
-    if (a == ne[0]) {
+    if (a == ne8) {
       const struct xray_stmt *s8 = xray__stmt_find(fetch_kernels[0]);
-      o->uop = x / c4.s->len * c4.s->ops;
+      o->uop = x / c4->s->len * c4->s->ops;
       /* The second view: an op cache holds ops, not bytes, so the 8-byte
        * NOPs (half the ops per byte) leave it at the same op count, where
        * that is below their L1I edge.  A step of the 4-byte NOPs alone is
        * not one. */
-      for (a = 0; a < ne[0]; a++)
-        if (fabs(e[0][a] / s8->len * s8->ops - o->uop) <= 2 * AGREE * o->uop)
+      for (a = 0; a < ne8; a++)
+        if (fabs(e8[a] / s8->len * s8->ops - o->uop) <= 2 * AGREE * o->uop)
           o->uop_seen_twice = 1;
     }
   } else
     o->uop = 0;
+}
+
+/* One determination into o: the L1I (an edge two kernels share), the op
+ * cache (the 4-byte NOPs' first edge), or why not.  -1 if the kernels
+ * could not be timed. */
+static int
+measure_once(xray_machine *m, struct once *o)
+{
+  struct ctx c4 = { m, xray__stmt_find("nop4") };
+  struct xray__curve cv4 = { 0 };
+  struct xray__step st4;
+  double e[NFETCH][MAX_EDGES], decode, decode_x;
+  size_t n4;
+  int g[NFETCH][MAX_EDGES], ne[NFETCH], untimed[NFETCH];
+  size_t i;
+  int rc = -1;
+
+  o->l1i = o->uop = NAN;
+  o->uop_seen_twice = 0;
+  o->why[0] = 0;
+  /* The 4-byte NOPs first: past their op-cache edge they run at the
+   * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
+   * measured where it lies well past that edge (so that an op-cache edge
+   * just below it is not taken for it); both are one instruction per
+   * statement.  Where the 4-byte NOPs step at the same place, their step
+   * is the L1I's (a slow L2) and gives no decoders' rate. */
+  if (scan(&c4, &cv4, 256 * 1024))
+    goto out;
+  n4 = xray__find_steps(&cv4, 0.25, &st4, 1);
+  decode = n4 > 0 ? st4.hi : 0;
+  decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
+  /* The others only as far as twice the 8-byte NOPs' last edge (at least
+   * 256 KB): their large loops cost the most time.  One that cannot be
+   * timed (a recording made before it existed) gives no edges, and then
+   * no cross-check. */
+  for (i = 0; i < NFETCH; i++) {
+    struct ctx c = { m, xray__stmt_find(fetch_kernels[i]) };
+    double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
+    untimed[i] = (ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
+                                   e[i], g[i], MAX_EDGES))
+        < 0;
+    if (untimed[i] && i == 0)
+      goto out;
+    if (untimed[i])
+      ne[i] = 0;
+  }
+  l1i_from_edges(o, e, g, ne, untimed);
+  uop_from_curve(o, &c4, &cv4, &st4, n4, e[0], ne[0]);
   rc = 0;
 out:
   xray__curve_free(&cv4);
