@@ -87,42 +87,12 @@ parse_size(const char *s, const char *what, unsigned long *out, char *err, size_
   return 0;
 }
 
-/* Cache (data: with a latency field) or TLB geometry.  Every number is at
- * most SIZE_LIMIT, and a TLB's entries times its page no more either, so
- * that no product wraps. */
+/* Whether the geometry in c adds up: a power-of-two line (page), ways
+ * that fit, no more lines than the simulator takes, whole sets.  0, or
+ * -1 with err. */
 static int
-parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb, char *err,
-               size_t errlen)
+check_geometry(struct cache *c, const char *level, int tlb, char *err, size_t errlen)
 {
-  char *f[6] = { 0 };
-  int n = 0;
-  char what[64];
-  size_t i;
-
-  f[n++] = val;
-  for (; *val; val++)
-    if (*val == ':') {
-      *val = 0;
-      if (n == 6)
-        break;
-      f[n++] = val + 1;
-    }
-  if (n < 3 || n > (tlb ? 4 : data ? 5 : 4)) {
-    snprintf(err, errlen, "%s: expected %s, e.g. %s=%s", level,
-             tlb ? "ENTRIES:WAYS:PAGE[:POLICY]"
-             : data ? "SIZE:WAYS:LINE[:POLICY[:LATENCY]]" : "SIZE:WAYS:LINE[:POLICY]",
-             level, tlb ? "64:4:4K" : "48K:12:64");
-    return -1;
-  }
-  snprintf(what, sizeof what, "%s %s", level, tlb ? "entries" : "size");
-  if (parse_size(f[0], what, &c->size, err, errlen))
-    return -1;
-  snprintf(what, sizeof what, "%s ways", level);
-  if (parse_size(f[1], what, &c->ways, err, errlen))
-    return -1;
-  snprintf(what, sizeof what, "%s %s", level, tlb ? "page" : "line");
-  if (parse_size(f[2], what, &c->line, err, errlen))
-    return -1;
   if (c->line & (c->line - 1) || c->line < (tlb ? 1024 : 8)) {
     snprintf(err, errlen, "%s %s: %lu is not a power of two of at least %d", level,
              tlb ? "page" : "line", c->line, tlb ? 1024 : 8);
@@ -158,14 +128,22 @@ parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb,
                level, c->size, c->ways, c->line);
     return -1;
   }
+  return 0;
+}
+
+/* The replacement policy name (NULL: LRU) into c; 0, or -1 with err. */
+static int
+parse_policy(const char *name, const char *level, struct cache *c, char *err, size_t errlen)
+{
+  size_t i;
+
   c->policy = POL_LRU;
-  if (n >= 4) {
+  if (name) {
     for (i = 0; i < sizeof policies / sizeof *policies; i++)
-      if (strcmp(f[3], policies[i]) == 0)
+      if (strcmp(name, policies[i]) == 0)
         break;
     if (i == sizeof policies / sizeof *policies) {
-      snprintf(err, errlen, "%s: unknown replacement policy '%s' (lru, plru, random)",
-               level, f[3]);
+      snprintf(err, errlen, "%s: unknown replacement policy '%s' (lru, plru, random)", level, name);
       return -1;
     }
     c->policy = (int) i;
@@ -174,6 +152,49 @@ parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb,
     snprintf(err, errlen, "%s: tree-PLRU is simulated up to 64 ways, not %lu", level, c->ways);
     return -1;
   }
+  return 0;
+}
+
+/* Cache (data: with a latency field) or TLB geometry.  Every number is at
+ * most SIZE_LIMIT, and a TLB's entries times its page no more either, so
+ * that no product wraps. */
+static int
+parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb, char *err,
+               size_t errlen)
+{
+  char *f[6] = { 0 };
+  int n = 0;
+  char what[64];
+
+  f[n++] = val;
+  for (; *val; val++)
+    if (*val == ':') {
+      *val = 0;
+      if (n == 6)
+        break;
+      f[n++] = val + 1;
+    }
+  if (n < 3 || n > (tlb ? 4 : data ? 5 : 4)) {
+    snprintf(err, errlen, "%s: expected %s, e.g. %s=%s", level,
+             tlb        ? "ENTRIES:WAYS:PAGE[:POLICY]"
+                 : data ? "SIZE:WAYS:LINE[:POLICY[:LATENCY]]"
+                        : "SIZE:WAYS:LINE[:POLICY]",
+             level, tlb ? "64:4:4K" : "48K:12:64");
+    return -1;
+  }
+  snprintf(what, sizeof what, "%s %s", level, tlb ? "entries" : "size");
+  if (parse_size(f[0], what, &c->size, err, errlen))
+    return -1;
+  snprintf(what, sizeof what, "%s ways", level);
+  if (parse_size(f[1], what, &c->ways, err, errlen))
+    return -1;
+  snprintf(what, sizeof what, "%s %s", level, tlb ? "page" : "line");
+  if (parse_size(f[2], what, &c->line, err, errlen))
+    return -1;
+  if (check_geometry(c, level, tlb, err, errlen))
+    return -1;
+  if (parse_policy(n >= 4 ? f[3] : NULL, level, c, err, errlen))
+    return -1;
   if (n == 5) {
     unsigned long lat;
     snprintf(what, sizeof what, "%s latency", level);
