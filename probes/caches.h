@@ -159,4 +159,16 @@ int caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, s
 int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
                    char *why, size_t whylen);
 
+/* caches-report.c: the probe's values, once the levels are measured.
+ * why: the reason every level is unknown; lastwhy: the last level's;
+ * unsettled: why the count is unknown where the curve never settled. */
+void caches_probe_unavailable(xray_report *r, xray_value *vlev);
+int caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
+                        const char *lastwhy);
+void caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl);
+void caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why,
+                          int merged, const char *unsettled);
+int caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char *why,
+                        char *lastwhy, char *unsettled, size_t len);
+
 #endif

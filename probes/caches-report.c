@@ -1,0 +1,399 @@
+/* The caches probe's report (see caches.c): each level's values from what
+ * the curve, the model and the conflict sets established, with the checks
+ * that confirm or doubt them; the count of levels; memory latency. */
+#include "caches.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+set_unknown2(xray_value *a, xray_value *b, const char *msg, const char *method)
+{
+  xray__value_unknown(a, msg);
+  xray__value_unknown(b, msg);
+  snprintf(a->method, sizeof a->method, "%s", method);
+  snprintf(b->method, sizeof b->method, "%s", method);
+}
+
+/* The values of cache level lv (2, 3, ...), in this order. */
+static const char *const level_fields[4] = { "SIZE", "ASSOC", "LINE", "LATENCY" };
+
+static void
+add_level(xray_report *r, int lv, xray_value *v[4])
+{
+  char name[32], level[8];
+  int f;
+
+  snprintf(level, sizeof level, "%d", lv);
+  for (f = 0; f < 4; f++) {
+    snprintf(name, sizeof name, "XRAY_L%d_%s", lv, level_fields[f]);
+    v[f] = xray__report_param(r, name, level, NULL);
+  }
+}
+
+/* Every value the probe owns is in the output all the same, unknown,
+ * where it cannot even start. */
+void
+caches_probe_unavailable(xray_report *r, xray_value *vlev)
+{
+  static const char why[] = "out of memory for the probe's bookkeeping (a memory limit such "
+                            "as ulimit -v?)";
+  xray_value *v[4];
+  int i, j;
+
+  xray__value_unknown(vlev, why);
+  for (i = 2; i <= 3; i++) {
+    add_level(r, i, v);
+    for (j = 0; j < 4; j++)
+      xray__value_unknown(v[j], why);
+  }
+  xray__value_unknown(xray__report_param(r, "XRAY_MEM_LATENCY", NULL, NULL), why);
+}
+
+/* Level l's capacity from the page-colour model alone (no conflict set
+ * confirmed its ways), and its ways where anything gives them. */
+static void
+report_model_size(const struct level *l, xray_value *v[4], const char *method, int shared)
+{
+  char msg[200];
+
+  xray__value_measured(v[0], l->size, method);
+  v[0]->effective = shared;
+  /* A private level's capacity from the model alone, with no conflict
+   * set to confirm its ways, is not confirmed: a neighbour's share of
+   * the level moves the whole transition (589824 for a 1 MB L2 on Zen
+   * 4, both halves of the draws alike). */
+  if (!shared)
+    xray__value_doubt(v[0],
+                      "; not confirmed: the capacity comes from the model alone, "
+                      "with no conflict set to confirm its ways");
+  if (l->ways) {
+    snprintf(msg, sizeof msg, "a minimal conflict set of %d whole pages", l->ways + 1);
+    xray__value_measured(v[1], l->ways, msg);
+  } else if (!l->conflict_ran && l->fit.err2 >= WAYS_SEPARATION * l->fit.err) {
+    /* The model's ways alone only where no conflict test could run: one
+     * that ran and failed has seen what the model did not (tree-PLRU
+     * fitted 2 ways, clearly, for 10). */
+    xray__value_measured(v[1], l->fit.A, method);
+    v[1]->effective = shared;
+  } else {
+    if (l->conflict_ran)
+      snprintf(msg, sizeof msg, "%s", l->wwhy);
+    else
+      snprintf(msg, sizeof msg,
+               "%s%sthe page-colour model fits %d and %d ways about "
+               "equally (error x%.2f), with the same capacity",
+               l->wwhy, l->wwhy[0] ? "; " : "", l->fit.A, l->fit.A2, l->fit.err2 / l->fit.err);
+    xray__value_unknown(v[1], msg);
+    snprintf(v[1]->method, sizeof v[1]->method, "%s", method);
+  }
+}
+
+/* Level l where the model established no capacity: unknown, or for a
+ * shared last level what this process gets of it. */
+static void
+report_unfitted(const struct cc *c, const struct level *l, xray_value *v[4], char *method,
+                size_t len)
+{
+  char msg[200];
+
+  if (l->fit.rms > FIT_RMS)
+    /* Capacity and ways come from one model: if it does not explain
+     * the transition, it has not identified the level. */
+    snprintf(msg, sizeof msg,
+             "the page-colour model does not fit the transition at "
+             "%.0f-%.0f pages (rms %.3f > %.2f)",
+             c->pt[l->a].k, c->pt[l->b].k, l->fit.rms, FIT_RMS);
+  else
+    snprintf(msg, sizeof msg,
+             "the page-colour models that fit about equally disagree "
+             "on the capacity (%.0f-%.0f pages): the level is not identified",
+             l->fit.cap_lo, l->fit.cap_hi);
+  set_unknown2(v[0], v[1], msg, method);
+  if (!isnan(l->k50)) {
+    /* A shared level whose ways other tenants take is no geometry to
+     * fit; what this process gets of it is where half its loads miss. */
+    snprintf(method, len,
+             "effective: half the loads miss at %.0f pages "
+             "(transition %.0f-%.0f pages); shared last level, %s",
+             l->k50, c->pt[l->a].k, c->pt[l->b].k, msg);
+    xray__value_measured(v[0], floor(l->k50 + 0.5) * (double) c->page, method);
+    v[0]->effective = 1;
+  }
+}
+
+/* Capacity and ways of level l: from a conflict set and the model, from
+ * the model alone, or unknown. */
+static void
+report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int shared)
+{
+  char method[240];
+
+  snprintf(method, sizeof method,
+           "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
+           "x %d ways x %zu B, rms %.3f (next best: %d ways, error x%.2f)%s",
+           c->pt[l->a].k, c->pt[l->b].k, l->fit.P, l->fit.A, c->page, l->fit.rms, l->fit.A2,
+           l->fit.err > 0 ? l->fit.err2 / l->fit.err : 0,
+           shared ? "; shared last level: what this process gets" : "");
+  if (l->ways && !isnan(l->size) && !l->cwhy[0]) {
+    snprintf(method, sizeof method,
+             "ways: a minimal conflict set of %d whole pages; "
+             "capacity: %.0f colours x %zu B, the power of two between the page-colour "
+             "models fitted to the transition at %.0f-%.0f pages with LRU (%.0f colours) "
+             "and with %s (%.0f)",
+             l->ways + 1, l->qP, c->page, c->pt[l->a].k, c->pt[l->b].k, l->qhi,
+             l->qn ? "the miss chance measured on one colour" : "optimal replacement", l->qlo);
+    xray__value_measured(v[0], l->size, method);
+    xray__value_measured(v[1], l->ways, method);
+  } else if (l->ways && !isnan(l->size)) {
+    snprintf(method, sizeof method,
+             "ways: a minimal conflict set of %d whole pages; "
+             "capacity: the page-colour model with %d ways fitted to the transition at "
+             "%.0f-%.0f pages, %.0f colours x %zu B, rms %.3f",
+             l->ways + 1, l->ways, c->pt[l->a].k, c->pt[l->b].k, l->fit.PA[l->ways], c->page,
+             sqrt(l->fit.errA[l->ways] / l->fit.n));
+    xray__value_measured(v[0], l->size, method);
+    xray__value_measured(v[1], l->ways, method);
+    /* The ways must make a power of two colours of the transition too:
+     * a minimal set one page too large (an adaptive policy that let A + 1
+     * pages of a colour miss too little for a while) gave 9 for 8. */
+    xray__value_doubt(v[0], "; not confirmed: %s", l->cwhy);
+    xray__value_doubt(v[1], "; not confirmed: %s", l->cwhy);
+  } else if (!isnan(l->size))
+    report_model_size(l, v, method, shared);
+  else
+    report_unfitted(c, l, v, method, sizeof method);
+}
+
+/* The checks of level i's capacity against its step, and its line. */
+static void
+report_checks(const struct cc *c, const struct shape *S, int i, xray_value *v[4])
+{
+  const struct level *l = &S->L[i];
+  const int *first = S->first, *last = S->last;
+  int f;
+
+  /* The ways of a conflict set are confirmed by the capacity they give
+   * with the transition's colours; a capacity in doubt takes them with it. */
+  if (!isnan(l->size) && !caches_halves_agree(l, l->size / (double) c->page)) {
+    /* Two halves of the draws that disagree saw the level change under
+     * them (a neighbour's share of it moving): not confirmed. */
+    for (f = 0; f < (l->ways ? 2 : 1); f++)
+      xray__value_doubt(v[f],
+                        "; the even and odd draws fit %.0f and %.0f pages, not both "
+                        "within %.0f %% of %.0f",
+                        l->half[0], l->half[1], 100 * HALVES_AGREE, l->size / (double) c->page);
+  }
+  /* The level holds its capacity: misses begin after its own plateau
+   * and are all but complete where the next level's begins. */
+  if (!isnan(l->size) && !v[0]->unconfirmed
+      && (l->size / (double) c->page < c->pt[last[i]].k
+          || l->size / (double) c->page > c->pt[first[i + 1]].k))
+    for (f = 0; f < (l->ways ? 2 : 1); f++)
+      xray__value_doubt(v[f],
+                        "; not confirmed: %.0f pages is not between the end of its "
+                        "plateau (%.0f) and the start of the next (%.0f)",
+                        l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
+  if (isnan(l->size) && isnan(l->k50))
+    xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
+  else if (isnan(l->line))
+    xray__value_unknown(v[2], l->why);
+  else
+    xray__value_measured(v[2], l->line,
+                         "pairs of loads s bytes apart in each page, beyond "
+                         "the level");
+}
+
+/* Level i's latency: its plateau, where the curve can be trusted. */
+static void
+report_latency(const struct cc *c, const struct shape *S, int i, xray_value *v)
+{
+  const struct level *l = &S->L[i];
+  const int *first = S->first, *last = S->last;
+  char method[240], msg[200];
+
+  snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
+           c->pt[first[i]].k, c->pt[last[i]].k);
+  if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
+    /* Short flat stretches of an unsettled curve are not levels one
+     * can trust (L3 came out 17-37 cycles across runs here). */
+    snprintf(msg, sizeof msg,
+             "the plateau at %.0f-%.0f pages is shorter than an octave "
+             "on a curve that does not settle",
+             c->pt[first[i]].k, c->pt[last[i]].k);
+    xray__value_unknown(v, msg);
+    return;
+  }
+  xray__value_measured(v, floor(l->lo + 0.5), method);
+  v->exact = l->lo;
+  if (c->m->core_hz > 0)
+    v->ns = l->lo / c->m->core_hz * 1e9;
+}
+
+/* The four values of level i + 1 in the report: -1 if they could not be
+ * added.  why: the reason every level is unknown; lastwhy: the last
+ * level's. */
+int
+caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
+                    const char *lastwhy)
+{
+  xray_value *v[4] = { 0 };
+  int f, nl = S->nl;
+
+  add_level(r, i + 1, v);
+  if (!v[0] || !v[1] || !v[2] || !v[3])
+    return -1;
+  if (i >= nl || why[0]) {
+    const char *no = why[0] ? why : "no such level: the time per load shows no further step";
+    for (f = 0; f < 4; f++)
+      xray__value_unknown(v[f], no);
+    return 0;
+  }
+  if (i == nl - 1 && lastwhy[0])
+    for (f = 0; f < 3; f++)
+      xray__value_unknown(v[f], lastwhy);
+  else {
+    report_geometry(c, &S->L[i], v, c->m->hardware && i == nl - 1 && S->settled);
+    report_checks(c, S, i, v);
+  }
+  report_latency(c, S, i, v[3]);
+  return 0;
+}
+
+/* Whether the count of levels holds, and the levels past L2 with it. */
+void
+caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
+{
+  xray_machine *m = c->m;
+  char os_src[48], msg[200];
+  double os_levels;
+  int i, j;
+
+  /* A step is a level of its own when the level's capacity is confirmed
+   * (its ways by a conflict set, the colours a power of two between the
+   * model's bounds, inside its own transition): every level but the last
+   * (which may be shared and fade) must be, or the count may hold one
+   * level in two steps (a shared L3 that other tenants take in two stages
+   * read as an L4 on Zen 5, where the OS gave no level count to check).
+   * Where the OS's cache topology gives the same count, that is the second
+   * view (not on a simulated machine, whose OS view is the truth). */
+  if (vlev && vlev->source == XRAY_SOURCE_MEASURED
+      && (!m->hardware
+          || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src, sizeof os_src) != 0
+          || os_levels != nl))
+    for (i = 1; i < nl - 1; i++) {
+      char name[32];
+      const xray_value *v;
+      snprintf(name, sizeof name, "XRAY_L%d_SIZE", i + 1);
+      if (!(v = xray_report_get(r, name)) || v->source != XRAY_SOURCE_MEASURED || v->unconfirmed) {
+        xray__value_doubt(vlev,
+                          "; not confirmed: the L%d capacity is not, so its step may "
+                          "not be one level",
+                          i + 1);
+        break;
+      }
+    }
+  /* Where the count is in doubt, so is every level past L2 (a step of
+   * an L3 that other tenants take in two stages read as an L4 with a
+   * latency of its own).  L2's values carry their own confirmation. */
+  if (vlev && (vlev->source != XRAY_SOURCE_MEASURED || vlev->unconfirmed))
+    for (i = 3; i <= nl; i++) {
+      for (j = 0; j < 4; j++) {
+        xray_value *v;
+        snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, level_fields[j]);
+        v = (xray_value *) xray_report_get(r, msg);
+        if (v && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
+          xray__value_doubt(v,
+                            "; not confirmed: the number of levels is not, so L%d may "
+                            "not be a level",
+                            i);
+      }
+    }
+}
+
+/* Memory's latency: the plateau at the end of the scan. */
+void
+caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, int merged,
+                     const char *unsettled)
+{
+  xray_machine *m = c->m;
+  int *first = S->first, *last = S->last, nl = S->nl;
+  char method[240];
+  xray_value *vmem;
+
+  vmem = xray__report_param(r, "XRAY_MEM_LATENCY", NULL, NULL);
+  if (vmem) {
+    /* Memory's plateau holds when the levels before it merged. */
+    if (why[0] && !merged)
+      xray__value_unknown(vmem, why);
+    else if (!S->settled)
+      xray__value_unknown(vmem, unsettled);
+    else {
+      /* The end of the scan: the plateau may still rise with the tail of
+       * the last transition. */
+      double lat = xray__median(S->sm + c->npt - 3, 3);
+      snprintf(method, sizeof method,
+               "plateau of the time per load at %.0f-%.0f pages "
+               "(whole pages, large pages)",
+               c->pt[first[nl]].k, c->pt[last[nl]].k);
+      xray__value_measured(vmem, floor(lat + 0.5), method);
+      vmem->exact = lat;
+      if (m->core_hz > 0)
+        vmem->ns = lat / m->core_hz * 1e9;
+    }
+  }
+}
+
+/* The count of levels into vlev, unless why says why there is none; a
+ * last step so wide that it may be two levels seen as one sets why (for
+ * L2) or lastwhy.  Returns whether it did; unsettled: the reason where
+ * the curve never reached memory. */
+int
+caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char *why, char *lastwhy,
+                    char *unsettled, size_t len)
+{
+  char method[240];
+  int nl = S->nl, i, merged;
+
+  /* The step to memory of a shared last level spans a few octaves at
+   * most; one that spans more is two levels seen as one (a shared L3 of
+   * which other tenants leave little, just past a private L2: its
+   * capacity read 4-8 MB for a 1 MB L2 on Zen 4 and Zen 5), and neither
+   * the level count nor any capacity from it holds.  (A private level's
+   * step may be wider: a 4-way or tree-PLRU L2 under random placement
+   * spans up to 14 times; a simulation has no other tenants.)  After a
+   * level with a step of its own, such a step is the shared level fading
+   * as other tenants take it: only its own capacity is lost. */
+  i = nl - 1;
+  merged = i >= 1 && !why[0] && !c->failed && c->m->hardware && S->settled
+      && c->pt[S->L[i].b].k > MERGED_SPAN * c->pt[S->L[i].a].k;
+  lastwhy[0] = 0;
+  if (merged)
+    snprintf(i == 1 ? why : lastwhy, len,
+             "the step after level %d spans %.0f-%.0f "
+             "pages, more than a factor %d: %s",
+             i + 1, c->pt[S->L[i].a].k, c->pt[S->L[i].b].k, MERGED_SPAN,
+             i == 1 ? "two levels may have merged into one (a shared level "
+                      "other tenants leave little of)"
+                    : "a shared level other tenants take, or two "
+                      "levels seen as one");
+  if (why[0])
+    xray__value_unknown(vlev, why);
+  else if (!S->settled) {
+    snprintf(unsettled, len,
+             "the time per load does not settle on a memory "
+             "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
+             "beyond the %d found may follow",
+             c->pt[c->npt - 1].k, c->m->hardware ? ", 50 ns or more" : "",
+             c->out_of_time ? " within the time budget (--budget)" : "", nl);
+    xray__value_unknown(vlev, unsettled);
+  } else {
+    snprintf(method, sizeof method,
+             "steps in the time per load through %g-%.0f random "
+             "whole pages",
+             K_MIN, c->pt[c->npt - 1].k);
+    xray__value_measured(vlev, nl, method);
+  }
+  return merged;
+}
