@@ -1,0 +1,30 @@
+/* probes/: what probes share: the page-colour miss chance, kernel sets
+ * timed in interleaved rounds. */
+#ifndef XRAY__PROBES_H
+#define XRAY__PROBES_H
+
+#include "machine/machine.h"
+#include "run/run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* probes/caches-model.c: the chance that a load misses a level of A ways whose
+ * sets span P page colours, with k whole pages of random colour (as a
+ * hypervisor hands them out): Pr[X >= A], X ~ Binomial(k - 1, 1/P) the
+ * other pages of its colour. */
+double xray__colour_miss(double k, double P, int A);
+
+/* probes/ops.c: build kernels and time each in five interleaved rounds;
+ * -1 with the machine's error if the set does not compile. */
+struct xray__timed {
+  double t; /* cycles per statement */
+  double stack; /* static check, -1 unknown */
+  int avail, agree; /* type offered; rounds within 5 % */
+};
+int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xray__timed *out);
+/* probes/ops.c: v's figure in nanoseconds too, where the clock is known. */
+void xray__value_ns(xray_machine *m, xray_value *v, double cycles);
+
+#endif

@@ -1,0 +1,116 @@
+/* kernels/: leaves that make kernels: x86-64 machine code, generated C,
+ * kernel sets compiled at once, the commands that compile them. */
+#ifndef XRAY__KERNELS_H
+#define XRAY__KERNELS_H
+
+#include "xray.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* kernels/machine-code.c: statements the machine-code backend can emit. */
+struct xray_stmt {
+  const char *name;
+  const char *desc;
+  unsigned len; /* code bytes */
+  unsigned ops; /* instructions */
+  unsigned jumps; /* taken jumps (each ends an op-cache entry) */
+  unsigned char bytes[32];
+  const char *asm_text; /* the same instruction(s) for GNU as */
+};
+
+/* The loop control after the body: dec, jz, jmp (8 bytes, 3 instructions). */
+#define XRAY__LOOP_TAIL_BYTES 8
+#define XRAY__LOOP_TAIL_OPS 3
+
+struct xray__machine_code {
+  void *mem;
+  size_t maplen;
+  unsigned char *end; /* address of the loop tail */
+  size_t nmax;
+  const struct xray_stmt *stmt;
+};
+
+const char *xray__machine_code_isa(void);
+const struct xray_stmt *xray__stmt_find(const char *name);
+const struct xray_stmt *xray__stmt_at(size_t i);
+struct xray__machine_code *xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err,
+                                                  size_t errlen);
+void xray__machine_code_free(struct xray__machine_code *k);
+void xray__machine_code_run(const struct xray__machine_code *k, size_t n, uint64_t iters);
+int xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax, unsigned char **out,
+                             size_t *outlen);
+int xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
+
+/* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
+enum xray_cstyle { XRAY__STYLE_BARRIER, XRAY__STYLE_SWITCH };
+
+struct xray_cspec {
+  const char *stmts; /* "p0 = p0 + p1" or "S1|S2|..." */
+  const char *type; /* C type of p0..p(nvars-1) */
+  int nvars;
+  int unroll; /* statements per iteration, at least */
+  enum xray_cstyle style;
+};
+
+int xray__gen_c(FILE *f, const struct xray_cspec *c, char *err, size_t errlen);
+int xray__gen_c_main(FILE *f, const struct xray_cspec *c);
+
+/* kernels/c-kernel.c: compile and run a C kernel; ns per statement, code bytes. */
+int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
+                      double *ns_per_stmt, long *code_bytes, char *err, size_t errlen);
+
+/* kernels/generate.c, kernels/kernel-set.c: kernel sets, many kernels in one compile.  The
+ * generated unit defines xray_kernel_K(iters) and xray_avail_K for each
+ * kernel K (barrier form); a type the compiler lacks at these flags
+ * (__m512d without AVX-512) compiles to an unavailable kernel. */
+int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
+/* The preprocessor condition for a type: NULL for a plain C type, "0" for
+ * a type xray does not know, else e.g. "defined(__AVX__)". */
+const char *xray__type_condition(const char *type);
+/* Every type kernels can use, comma-separated, cut to len. */
+void xray__type_list(char *buf, size_t len);
+/* Register class of a known type: 0 integer, 1 floating scalar, 2 vector. */
+int xray__type_class(const char *type);
+
+struct xray__kernel_set {
+  void *dl;
+  size_t n;
+  struct xray__kernel_set_k {
+    long (*fn)(long);
+    int avail; /* the compiler offers the type */
+    int w; /* statements per iteration */
+    double stack; /* spill instructions per statement in the loop; -1 unknown */
+  } * k;
+};
+
+int xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n,
+                             const char *cc, const char *cflags, char *err, size_t errlen);
+void xray__kernel_set_free(struct xray__kernel_set *s);
+
+/* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
+ * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
+int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
+                   size_t errlen);
+/* Write the file path with gen (a generator of source text); 0, or -1
+ * with why, a full disk included. */
+int xray__write_source(const char *path,
+                       int (*gen)(FILE *f, const void *arg, char *err, size_t errlen),
+                       const void *arg, char *err, size_t errlen);
+void xray__tmp_close(void);
+
+/* kernels/command.c: commands run through /bin/sh without system(), so that the
+ * caller's signal handlers stay live; 0 if cmd exits 0, else -1 with why
+ * (exit status, signal).  stdout and stderr go to the file out, or
+ * nowhere. */
+int xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen);
+/* Stop the command in flight, with its whole process group;
+ * async-signal-safe. */
+void xray__run_stop(void);
+/* printf to a new string, and s as one quoted shell word; NULL without
+ * memory. */
+char *xray__strf(const char *fmt, ...);
+char *xray__shell_word(const char *s);
+
+#endif

@@ -1,0 +1,148 @@
+/* machine/: the interface every probe measures through and every backend
+ * implements, and the chase layouts probes ask for. */
+#ifndef XRAY__MACHINE_H
+#define XRAY__MACHINE_H
+
+#include "xray.h"
+#include "measure/measure.h"
+#include "kernels/kernels.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* machine/chase.c: pointer chasing over an arena of memory.  A chase visits the
+ * arena offsets off[0], off[1], ..., off[n-1], off[0], ... and each load's
+ * address is the value the previous load read (X-Ray's p = *(void **)p). */
+enum xray__arena_kind {
+  XRAY__ARENA_HUGE, /* large pages where the OS gives them */
+  XRAY__ARENA_SMALL /* base pages only (TLB probes) */
+};
+
+struct xray__chase {
+  const uint64_t *off; /* byte offsets, multiples of 8 */
+  size_t n;
+  enum xray__arena_kind arena;
+  /* One of many draws that will be averaged: one warm traversal and the
+   * fastest of three short timings, not the full sampler. */
+  int quick;
+};
+
+struct xray__arena {
+  char *base;
+  size_t len, maplen;
+  void *map;
+};
+
+/* Loads per call of xray__chase_run per iteration. */
+#define XRAY__CHASE_UNROLL 16
+
+/* machine/chase.c: shuffle off[0..n-1] into a random order and time the chase through it
+ * (cycles per load); the point is (n, cycles) of kernel "chase/LAYOUT"
+ * ("chase-4k/" on base pages), LAYOUT naming what besides n made off. */
+double xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
+                        uint64_t *rng, const char *probe, const char *layout);
+
+/* The cost per load of translation: n lines, one in each of pages 0,
+ * stride, 2 stride, ... and in fill more pages past them, none a multiple
+ * of 16 (so in other sets of any level of 16 sets or more than the strided
+ * ones), at offsets that spread them over every L1 set, less the same
+ * lines packed into the fewest pages.  The packed chain's time goes to
+ * *base if not NULL.  off has room for n + fill. */
+double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
+                      enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base);
+
+/* machine/machine.c: the interface every probe uses and every backend
+ * (real/, sim/, replay/) implements. */
+struct xray__machine_ops {
+  /* Cycles per statement of a loop of n statements s; NAN if impossible. */
+  double (*code)(xray_machine *m, const struct xray_stmt *s, size_t n);
+  /* Cycles per statement of the C kernel c unrolled to n statements, and
+   * its code bytes; NAN if impossible (see the machine's error). */
+  double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
+  /* Cycles per load of a pointer chase; NAN if impossible. */
+  double (*chase)(xray_machine *m, const struct xray__chase *c);
+  /* Compile the kernels c[0..n-1] together with the machine's compiler
+   * and flags; 0, or -1 with the machine's error. */
+  int (*kbuild)(xray_machine *m, const struct xray_cspec *c, size_t n);
+  /* Cycles per statement of kernel i of the last kbuild; NAN if it cannot
+   * be timed, with *avail 0 if the compiler lacks its type.  *stack: spill
+   * instructions per statement in its timed loop (static check), -1 unknown. */
+  double (*ktime)(xray_machine *m, size_t i, int *avail, double *stack);
+  /* Whether kernel i's type is offered, and its static check (as ktime),
+   * without timing it. */
+  int (*kinfo)(xray_machine *m, size_t i, double *stack);
+  /* The core clock over one short burst of dependent adds, in Hz; its
+   * time-stamp counter's rate in *tsc_hz (0 if it has none). */
+  double (*clock)(xray_machine *m, double *tsc_hz);
+  /* Cycles per fused multiply-add instruction with `chains` independent
+   * accumulators (1: the latency); NAN if the processor cannot execute one
+   * or xray has no such kernel for this ISA (the error says which). */
+  double (*fma)(xray_machine *m, int chains);
+  /* The CPUs this process may run on: their number, the first max ids. */
+  int (*cpus)(xray_machine *m, int *cpu, int max);
+  /* The speed of a saturating kernel on CPU a while CPU b runs it too, as
+   * a fraction of its speed alone (1: nothing shared); NAN if impossible. */
+  double (*pair)(xray_machine *m, int a, int b);
+  /* Drop generated code and data, so the next measurement runs in fresh
+   * memory (new pages, new physical colours). */
+  void (*reset)(xray_machine *m);
+  void (*free)(xray_machine *m);
+  /* The machine's OS view of a value: the real machine's operating system
+   * (sysfs, hwloc, sysconf, CPUID), a simulation's truth, a recording's
+   * recorded view; -1 if it has none. */
+  int (*os_view)(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
+  /* Optional.  begin: a probe starts (a new time budget).  unsure: points
+   * measured without two samples at full speed, and all points measured,
+   * in *measured.  recall: a recording's answer for a point (1, with *y
+   * NAN and the reason if it has none), 0 where the machine times it. */
+  void (*begin)(xray_machine *m);
+  int (*unsure)(const xray_machine *m, int *measured);
+  int (*recall)(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
+};
+
+struct xray_machine {
+  const struct xray__machine_ops *ops;
+  int simulated; /* kernels are modelled, not run: any ISA's will do */
+  /* What a probe may ask of a machine (it never asks which backend it
+   * is).  timed: its measurements take real time on this host, so
+   * deadlines, pauses and this host's limits (CFS quota) apply.
+   * hardware: it is real hardware or a recording of it: other tenants may
+   * share its last level, memory answers in no less than 50 ns, and its
+   * OS view is a second view rather than the truth. */
+  int timed, hardware;
+  /* Runs so far of each probe on this machine (a recording holds several),
+   * and run, the current probe's: 1 for its first. */
+  const void *probe_seen[16];
+  unsigned probe_runs[16];
+  unsigned run;
+  char desc[200];
+  double budget; /* seconds one probe may spend */
+  FILE *trace; /* CSV of every measured point, or NULL */
+  double tick_hz, core_hz; /* real machine only */
+  size_t page; /* base page size: the unit of physical placement */
+  xray_kernel kernel; /* which kernels time code */
+  char *cc, *cflags; /* for C kernels: never NULL once the machine exists */
+  char oplist[512]; /* TYPE:OP,... for the latency and throughput probes */
+  char types[256]; /* TYPE,... for the registers probe */
+  char error[200]; /* why a measurement was impossible */
+};
+
+/* The machine's OS view of a value (its backend's os_view). */
+int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
+
+/* A measured point, y cycles at x (code bytes, pages, loads, ...) of a
+ * probe's kernel: written to the trace and returned.  On a replaying
+ * machine the recording's answer replaces y (NAN, with the machine's
+ * error, where it has none).  The kernel label names everything besides x
+ * that decides the time, so that a recording answers only like with like. */
+double xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y);
+/* A probe starts: the backend's begin. */
+void xray__machine_begin(xray_machine *m);
+/* Whether probes must use the C path (xray_kernel, and the ISA). */
+int xray__machine_uses_c(const xray_machine *m);
+/* Points so far measured without two samples at full speed; and in
+ * *measured, all points measured so far. */
+int xray__machine_unsure(const xray_machine *m, int *measured);
+
+#endif
