@@ -112,3 +112,10 @@ xray__machine_unsure(const xray_machine *m, int *measured)
   *measured = 0;
   return m->ops->unsure ? m->ops->unsure(m, measured) : 0;
 }
+
+/* The library's version (xray.h's XRAY_VERSION when it was built). */
+const char *
+xray_version(void)
+{
+  return XRAY_VERSION;
+}

@@ -145,4 +145,11 @@ int xray__machine_uses_c(const xray_machine *m);
  * *measured, all points measured so far. */
 int xray__machine_unsure(const xray_machine *m, int *measured);
 
+/* machine/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
+ * CPUID), by name; -1 if it gives none. */
+int xray__os_read(const char *name, double *v, char *src, size_t srclen);
+/* machine/os.c: the CPUs this process may use (its affinity mask), at
+ * most max of them in cpu[]; how many there are. */
+int xray__affinity(int *cpu, int max);
+
 #endif

@@ -1,5 +1,4 @@
-/* CPUs on the real machine: which ones this process may use, and the
- * pairwise test of X-Ray Sec. 3.5: a kernel that saturates a core's
+/* The pairwise test of X-Ray Sec. 3.5 on the real machine: a kernel that saturates a core's
  * floating-point adders runs on CPU a alone, then on a and b at once.  Two
  * hardware threads of one core share the adders, so each runs at about half
  * speed; two cores do not slow each other.
@@ -21,23 +20,6 @@
 #ifdef __linux__
 #include <pthread.h>
 #include <sched.h>
-
-int
-xray__affinity(int *cpu, int max)
-{
-  cpu_set_t set;
-  int i, n = 0;
-
-  if (sched_getaffinity(0, sizeof set, &set) != 0)
-    return 0;
-  for (i = 0; i < CPU_SETSIZE; i++)
-    if (CPU_ISSET(i, &set)) {
-      if (n < max)
-        cpu[n] = i;
-      n++;
-    }
-  return n;
-}
 
 /* Eight independent chains of double adds: bound by the adders' throughput
  * on every core we know, and immune to reassociation (no -ffast-math). */
@@ -207,14 +189,6 @@ xray__pair_speed(int a, int b, char *err, size_t errlen)
 }
 
 #else
-
-int
-xray__affinity(int *cpu, int max)
-{
-  (void) cpu;
-  (void) max;
-  return 0;
-}
 
 double
 xray__pair_speed(int a, int b, char *err, size_t errlen)

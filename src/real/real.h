@@ -18,6 +18,5 @@ void *xray__chase_run(void *p, uint64_t iters);
 
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
-int xray__affinity(int *cpu, int max);
 
 #endif

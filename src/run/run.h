@@ -79,8 +79,4 @@ void xray__value_unknown(xray_value *v, const char *why);
  * formatted ("; not confirmed: ..."). */
 void xray__value_doubt(xray_value *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* run/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
- * CPUID), by name; -1 if it gives none. */
-int xray__os_read(const char *name, double *v, char *src, size_t srclen);
-
 #endif

@@ -5,6 +5,9 @@
  * $XRAY_FSROOT (as hwloc's HWLOC_FSROOT) it reads a recorded tree of /sys
  * and /proc instead, and only that tree: hwloc, sysconf, CPUID and the
  * affinity mask describe the machine xray runs on, not the tree. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__HAVE_HWLOC */
 #endif
@@ -13,8 +16,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #ifdef XRAY__HAVE_HWLOC
 #include <hwloc.h>
+#endif
+
+/* The CPUs this process may use (its affinity mask, which taskset and
+ * cpusets narrow), at most max of them in cpu[]; how many there are. */
+#ifdef __linux__
+int
+xray__affinity(int *cpu, int max)
+{
+  cpu_set_t set;
+  int i, n = 0;
+
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 0;
+  for (i = 0; i < CPU_SETSIZE; i++)
+    if (CPU_ISSET(i, &set)) {
+      if (n < max)
+        cpu[n] = i;
+      n++;
+    }
+  return n;
+}
+#else
+int
+xray__affinity(int *cpu, int max)
+{
+  (void) cpu, (void) max;
+  return 0;
+}
 #endif
 
 /* The recorded tree's root, or NULL for the live system. */
@@ -107,8 +141,8 @@ hwloc_l1i(void)
     return -1;
   /* hwloc leaves instruction caches out unless asked. */
   hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (hwloc_topology_load(t) == 0
-      && (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, NULL)) && o->attr)
+  if (hwloc_topology_load(t) == 0 && (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, NULL))
+      && o->attr)
     v = (double) o->attr->cache.size;
   hwloc_topology_destroy(t);
   return v > 0 ? v : -1;
@@ -122,7 +156,8 @@ sysfs_data_cache(const char *name, double *v)
 {
   static const struct {
     const char *suffix, *field;
-  } f[] = { { "SIZE", "size" }, { "ASSOC", "ways_of_associativity" },
+  } f[] = { { "SIZE", "size" },
+            { "ASSOC", "ways_of_associativity" },
             { "LINE", "coherency_line_size" } };
   char field[16];
   int level;
@@ -282,8 +317,8 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
     if (mine && in && !fsroot() && hwloc_topology_init(&t) == 0) {
       /* Cores with a PU this process may use, and the most such PUs of one. */
-      int ok = hwloc_topology_load(t) == 0
-               && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
+      int ok =
+          hwloc_topology_load(t) == 0 && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
       int nc = 0, most = 0, w;
       hwloc_obj_t c = NULL;
       while (ok && (c = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, c))) {

@@ -1,0 +1,31 @@
+/* The probe registry: every probe, in the order xray runs them. */
+#include "xray-internal.h"
+
+#include <string.h>
+
+extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches, xray__probe_tlb,
+    xray__probe_freq, xray__probe_latency, xray__probe_throughput, xray__probe_fma,
+    xray__probe_registers, xray__probe_cores;
+
+static const xray_probe *const probes[] = { &xray__probe_icache,     &xray__probe_dcache,
+                                            &xray__probe_caches,     &xray__probe_tlb,
+                                            &xray__probe_freq,       &xray__probe_latency,
+                                            &xray__probe_throughput, &xray__probe_fma,
+                                            &xray__probe_registers,  &xray__probe_cores };
+
+const xray_probe *
+xray_probe_at(size_t i)
+{
+  return i < sizeof probes / sizeof *probes ? probes[i] : NULL;
+}
+
+const xray_probe *
+xray_probe_find(const char *name)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof probes / sizeof *probes; i++)
+    if (strcmp(probes[i]->name, name) == 0)
+      return probes[i];
+  return NULL;
+}
