@@ -16,6 +16,10 @@ xray__machine_begin(xray_machine *m)
 int
 xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
 {
+  /* Every backend's view (the OS's, the simulator's truth, a recording's)
+   * is of the values xray reports, and of no other name. */
+  if (!xray__param_find(name))
+    return -1;
   return m->ops->os_view ? m->ops->os_view(m, name, v, src, srclen) : -1;
 }
 

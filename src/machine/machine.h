@@ -152,4 +152,12 @@ int xray__os_read(const char *name, double *v, char *src, size_t srclen);
  * most max of them in cpu[]; how many there are. */
 int xray__affinity(int *cpu, int max);
 
+/* machine/params.c: the table of every value xray reports.  A family's name
+ * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */
+struct xray__param {
+  const char *name, *unit, *desc, *probe;
+};
+const struct xray__param *xray__param_at(size_t i); /* NULL past the last */
+const struct xray__param *xray__param_find(const char *name);
+
 #endif

@@ -33,6 +33,18 @@ xray__report_add(xray_report *r, const char *name, const char *desc, const char 
   return v;
 }
 
+xray_value *
+xray__report_param(xray_report *r, const char *name, const char *a, const char *b)
+{
+  const struct xray__param *p = xray__param_find(name);
+  char desc[96];
+
+  if (!p)
+    return NULL;
+  snprintf(desc, sizeof desc, p->desc, a ? a : "", b ? b : "");
+  return xray__report_add(r, name, desc, p->unit);
+}
+
 /* --- the public, opaque view of a report (xray.h) ------------------------ */
 
 xray_report *

@@ -47,14 +47,7 @@ struct xray_report {
 void xray__report_init(xray_report *r);
 xray_value *xray__report_add(xray_report *r, const char *name, const char *desc, const char *unit);
 
-/* run/params.c: the table of every value xray reports.  A family's name
- * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */
-struct xray__param {
-  const char *name, *unit, *desc, *probe;
-};
-const struct xray__param *xray__param_at(size_t i); /* NULL past the last */
-const struct xray__param *xray__param_find(const char *name);
-/* Value name added to r with the table's unit and description (a and b
+/* run/report.c: value name added to r with the table's unit and description (a and b
  * fill a family's %s); NULL if r is full or name is in no entry. */
 xray_value *xray__report_param(xray_report *r, const char *name, const char *a, const char *b);
 

@@ -1,4 +1,4 @@
-/* The table of values (src/run/params.c) against the probes, xray(1) and
+/* The table of values (src/machine/params.c) against the probes, xray(1) and
  * the macros: each probe reports exactly its entries, with their units;
  * each entry is documented in the man page and in its probe's macro. */
 #include "xray-internal.h"

@@ -1,6 +1,7 @@
 /* Every value xray reports, once: its name, unit, what it is and the
  * probe that owns it.  Probes add their values through this table
- * (xray__report_param), so that each is spelled here only, and
+ * (xray__report_param), so that each is spelled here only; the OS view
+ * and the simulator answer for its names only (xray__os_view); and
  * tests/unit/test-params.c checks the probes, xray(1) and the macros
  * against it. */
 #include "xray-internal.h"
@@ -88,16 +89,4 @@ xray__param_find(const char *name)
     if (strchr(params[i].name, '<') && in_family(params[i].name, name))
       return &params[i];
   return NULL;
-}
-
-xray_value *
-xray__report_param(xray_report *r, const char *name, const char *a, const char *b)
-{
-  const struct xray__param *p = xray__param_find(name);
-  char desc[96];
-
-  if (!p)
-    return NULL;
-  snprintf(desc, sizeof desc, p->desc, a ? a : "", b ? b : "");
-  return xray__report_add(r, name, desc, p->unit);
 }
