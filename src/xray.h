@@ -99,7 +99,8 @@ const char *xray_value_name(const xray_value *v); /* "XRAY_L1I_SIZE" */
 const char *xray_value_desc(const xray_value *v); /* "L1 instruction cache capacity" */
 const char *xray_value_unit(const xray_value *v); /* "bytes", "ops", ... */
 xray_source xray_value_source(const xray_value *v);
-/* The value, NAN when unknown; unrounded (NAN if the same); in
+/* The value, NAN when unknown; the unrounded figure behind a rounded
+ * value (latencies, initiation intervals; else NAN); the value in
  * nanoseconds for latencies (else NAN). */
 double xray_value_number(const xray_value *v);
 double xray_value_exact(const xray_value *v);
