@@ -77,9 +77,9 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
  * latency (a next-line prefetcher's drift in the cost of sets that fit,
  * and the noise: up to 1.1 pages at 29 pages here).  Not a larger share
  * of the set: one overfull colour of a level that is not LRU misses only
- * 2-4 pages, and a bar at 4 % of the set hid it in sets of 60-140 pages,
- * where reductions then stalled, while sets that fit drift less than
- * 1 %.  A + 1 pages of one colour miss at least one page per
+ * a few pages a traversal, and a larger share hides it in the mid-sized
+ * sets a reduction passes through, where it then stalls; sets that fit
+ * drift by far less.  A + 1 pages of one colour miss at least one page per
  * traversal whatever the policy (A + 1 lines cannot all stay in A ways),
  * but a policy that is not LRU may miss far fewer of them (Zen 3's L2
  * misses about 3.7 of 9).  A bar at half of A + 1 then stops reductions

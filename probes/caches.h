@@ -1,6 +1,6 @@
 /* The caches probe's shared state, split over caches.c (the probe and
- * its pages and chains), caches-model.c, caches-curve.c and
- * caches-conflict.c. */
+ * its pages and chains), caches-model.c, caches-curve.c,
+ * caches-conflict.c and caches-report.c. */
 #ifndef XRAY__CACHES_H
 #define XRAY__CACHES_H
 
