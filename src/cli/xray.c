@@ -240,6 +240,15 @@ struct settings {
   size_t nsel;
 };
 
+/* arg, unless it is empty: then the usage error msg (with a %s for arg). */
+static char *
+nonempty(char *arg, const char *msg)
+{
+  if (!*arg)
+    usage_error(msg, arg);
+  return arg;
+}
+
 /* Option c's value arg into s; a bad value ends xray here (exit 2). */
 static void
 take_option(int c, char *arg, struct settings *s)
@@ -252,14 +261,10 @@ take_option(int c, char *arg, struct settings *s)
       usage_error("invalid --format '%s' (text, json, shell or header)", arg);
     break;
   case 'o':
-    if (!*arg)
-      usage_error("invalid --output '%s' (a file name, or - for the standard output)", arg);
-    s->output = arg;
+    s->output = nonempty(arg, "invalid --output '%s' (a file name, or - for the standard output)");
     break;
   case 't':
-    if (!*arg)
-      usage_error("invalid --trace '%s' (a file name, or - for the standard output)", arg);
-    s->trace = arg;
+    s->trace = nonempty(arg, "invalid --trace '%s' (a file name, or - for the standard output)");
     break;
   case 'b':
     errno = 0;
@@ -283,9 +288,7 @@ take_option(int c, char *arg, struct settings *s)
       usage_error("invalid --kernel '%s' (auto, machine-code or c)", arg);
     break;
   case 'C':
-    if (!*arg)
-      usage_error("invalid --cc '%s' (a compiler command)", arg);
-    s->cc = arg;
+    s->cc = nonempty(arg, "invalid --cc '%s' (a compiler command)");
     break;
   case 'F':
     s->cflags = arg;
@@ -297,9 +300,7 @@ take_option(int c, char *arg, struct settings *s)
     s->types = arg;
     break;
   case 'R':
-    if (!*arg)
-      usage_error("invalid --record '%s' (a directory)", arg);
-    s->record = arg;
+    s->record = nonempty(arg, "invalid --record '%s' (a directory)");
     break;
   case 'N':
     errno = 0;
@@ -308,9 +309,7 @@ take_option(int c, char *arg, struct settings *s)
       usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", arg);
     break;
   case 'P':
-    if (!*arg)
-      usage_error("invalid --replay '%s' (a directory made by --record)", arg);
-    s->replay = arg;
+    s->replay = nonempty(arg, "invalid --replay '%s' (a directory made by --record)");
     break;
   }
 }
@@ -445,19 +444,10 @@ make_machine(const struct settings *s)
     xray_machine_free(m);
     exit(1);
   }
-  {
-    const char *opt = s->ops && xray_machine_set_option(m, "ops", s->ops, err, sizeof err) ? "ops"
-        : s->types && xray_machine_set_option(m, "types", s->types, err, sizeof err)       ? "types"
-                                                                                           : NULL;
-    size_t n = opt ? strlen(opt) : 0;
-    if (opt) {
-      char msg[sizeof err + 16];
-      xray_machine_free(m);
-      /* The option once, whether or not the message names it. */
-      snprintf(msg, sizeof msg, "--%s: %s", opt,
-               strncmp(err, opt, n) == 0 && err[n] == ':' ? err + n + 2 : err);
-      usage_error("invalid %s", msg);
-    }
+  if ((s->ops && xray_machine_set_option(m, "ops", s->ops, err, sizeof err))
+      || (s->types && xray_machine_set_option(m, "types", s->types, err, sizeof err))) {
+    xray_machine_free(m);
+    usage_error("invalid --%s", err);
   }
   if (xray_machine_set_kernel(m, s->kernel)) {
     fprintf(stderr, "%s: --kernel=machine-code: this ISA has no machine-code backend\n", prog);

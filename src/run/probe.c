@@ -281,16 +281,15 @@ xray__parse_ops(const char *list, struct xray__op *out, size_t max, size_t *n, c
   return 0;
 }
 
-int
-xray_machine_set_option(xray_machine *m, const char *name, const char *value, char *err,
-                        size_t errlen)
+static int
+set_option(xray_machine *m, const char *name, const char *value, char *err, size_t errlen)
 {
   struct xray__op ops[32];
   size_t n;
 
   if (strcmp(name, "ops") == 0) {
     if (strlen(value) >= sizeof m->oplist) {
-      snprintf(err, errlen, "ops: the list is longer than %zu characters", sizeof m->oplist - 1);
+      snprintf(err, errlen, "the list is longer than %zu characters", sizeof m->oplist - 1);
       return -1;
     }
     if (xray__parse_ops(value, ops, 32, &n, err, errlen))
@@ -299,7 +298,7 @@ xray_machine_set_option(xray_machine *m, const char *name, const char *value, ch
   } else if (strcmp(name, "types") == 0) {
     char buf[256], *t, *save = NULL;
     if (strlen(value) >= sizeof buf || !*value) {
-      snprintf(err, errlen, "types: give up to three types separated by commas");
+      snprintf(err, errlen, "give up to three types separated by commas");
       return -1;
     }
     const char *seen[3] = { NULL, NULL, NULL };
@@ -311,8 +310,8 @@ xray_machine_set_option(xray_machine *m, const char *name, const char *value, ch
         return -1;
       c = xray__type_class(t);
       if (seen[c]) {
-        snprintf(err, errlen, "types: '%s' and '%s' are both %s types (give one of each class)",
-                 seen[c], t, cname[c]);
+        snprintf(err, errlen, "'%s' and '%s' are both %s types (give one of each class)", seen[c],
+                 t, cname[c]);
         return -1;
       }
       seen[c] = t;
@@ -323,6 +322,23 @@ xray_machine_set_option(xray_machine *m, const char *name, const char *value, ch
     return -1;
   }
   return 0;
+}
+
+/* Every message of a known option starts with its name, once. */
+int
+xray_machine_set_option(xray_machine *m, const char *name, const char *value, char *err,
+                        size_t errlen)
+{
+  char msg[1024];
+  int rc = set_option(m, name, value, msg, sizeof msg);
+
+  if (rc == 0)
+    return 0;
+  if (strcmp(name, "ops") == 0 || strcmp(name, "types") == 0)
+    snprintf(err, errlen, "%s: %s", name, msg);
+  else
+    snprintf(err, errlen, "%s", msg);
+  return rc;
 }
 
 void
