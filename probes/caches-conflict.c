@@ -56,7 +56,7 @@ conflict_label(const struct cc *c, const uint64_t *set, size_t n, char *out, siz
 
 /* The median of three chases through set[0..n-1], as the pages that miss
  * the level per traversal: (cost - lo) n / (hi - lo). */
-double
+static double
 caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n)
 {
   char what[64];
@@ -92,7 +92,7 @@ over_bar(const struct level *L, double x, size_t n, int aguess)
          && x * (L->hi - L->lo) > 0.03 * L->lo * (double) n;
 }
 
-int
+static int
 caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess)
 {
   return over_bar(L, caches_missing(c, L, set, n), n, aguess);
@@ -112,9 +112,9 @@ caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_
  * took 0.3 tests a page on Zen 4's L2; stalled ones ran on to 4.6 and
  * used up the budget. */
 #define REDUCE_TESTS_PER_PAGE 1.5
-size_t
+static size_t
 caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
-       uint64_t *tmp)
+              uint64_t *tmp)
 {
   long last = c->tests + (long) (REDUCE_TESTS_PER_PAGE * (double) n) + 50;
   /* Groups: with A + 2 of them, one holds none of a colour's A + 1
@@ -195,7 +195,7 @@ caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int 
  * a page or so. */
 #define ONE_COLOUR_SHARE 0.35
 #define ONE_COLOUR_LEFT 0.5
-int
+static int
 caches_one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess)
 {
   uint64_t *tmp = malloc(n * sizeof *tmp);

@@ -66,7 +66,7 @@ sse(const struct fitdata *d, double P, int A)
 
 /* Best integer P for this A: golden section on log P, then the integers
  * around it. */
-double
+static double
 caches_best_p(const struct fitdata *d, int A, double plo, double phi, double *err)
 {
   double a = log(plo), b = log(phi), g = 0.6180339887498949, x1, x2, f1, f2, p, best = NAN;

@@ -139,7 +139,6 @@ double caches_mean(const struct pt *p);
 double caches_draw_spread(const struct pt *p);
 
 /* caches-model.c */
-double caches_best_p(const struct fitdata *d, int A, double plo, double phi, double *err);
 void caches_fit_level(const struct fitdata *d, double k50, struct fit *out);
 int caches_fit_policy(struct level *L, int A);
 
@@ -154,8 +153,6 @@ int caches_scan(struct cc *c, struct shape *S);
 double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
 
 /* caches-conflict.c */
-double caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t n);
-int caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_t n, int aguess);
 int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
                    char *why, size_t whylen);
 
