@@ -304,7 +304,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       return 0;
     }
   } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
-    static int cpu[1];
+    int cpu[1];
     long n = fsroot() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
     if (n > 0) {
       *v = (double) n;
