@@ -219,6 +219,13 @@ size_level(struct cc *c, struct shape *S, int i)
                        l->wwhy, sizeof l->wwhy);
     c->deadline = deadline;
     l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
+    /* A conflict set the machine could not time (a replay that did not
+     * record it) loses the ways only, not the levels after this one. */
+    if (c->failed) {
+      snprintf(l->wwhy, sizeof l->wwhy, "%.150s", m->error);
+      c->failed = 0;
+      a = 0;
+    }
     /* The ways must also be ones the transition can have come from
      * (under tree-PLRU a reduction once stalled at 147 pages). */
     if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
@@ -248,6 +255,7 @@ size_level(struct cc *c, struct shape *S, int i)
   if (!isnan(L[i].size) || !isnan(L[i].k50)) {
     int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
     L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
+    c->failed = 0; /* as for a conflict set: the line only */
   }
 }
 
