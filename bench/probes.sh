@@ -8,25 +8,30 @@
 # maximum.  A value xray did not confirm is marked '?'.  Numbers, not
 # pass/fail.
 #
-# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] PROBE...
+# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
 #        bench/probes.sh dcache caches tlb
 #   -q: quiet runs only.
+#   -m MB: the busy CPU streams through MB megabytes instead of spinning
+#      (dd from /dev/zero): a neighbour that takes the shared cache.
 xray=./xray
 runs=10
 cflags=${CFLAGS:--O2}
 busy=yes
-while getopts x:n:c:q o; do
+stream=
+while getopts x:n:c:qm: o; do
   case $o in
     x) xray=$OPTARG ;;
     n) runs=$OPTARG ;;
     c) cflags=$OPTARG ;;
     q) busy= ;;
-    *) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
+       stream=$OPTARG ;;
+    *) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE..." >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
 hog=
 trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
@@ -71,10 +76,12 @@ report() {
 series quiet "$@"
 report quiet
 [ -n "$busy" ] || exit 0
+spin='while :; do :; done'
+[ -n "$stream" ] && spin="exec dd if=/dev/zero of=/dev/null bs=${stream}M 2>/dev/null"
 if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-  taskset -c 1 sh -c 'while :; do :; done' & hog=$!
+  taskset -c 1 sh -c "$spin" & hog=$!
 else
-  sh -c 'while :; do :; done' & hog=$!
+  sh -c "$spin" & hog=$!
 fi
 series busy "$@"
 report busy

@@ -159,6 +159,19 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
                  : !need_ns;
 }
 
+/* Whether transition i, the last, spans more than MERGED_SPAN: the step
+ * to memory of a shared last level spans a few octaves at most, so one
+ * that spans more is two levels seen as one (see caches_count_levels).
+ * Only on hardware: a simulated private level's step may be as wide (a
+ * 4-way or tree-PLRU level under random placement spans up to 14 times),
+ * and no other tenants squeeze its next level. */
+int
+caches_wide_step(const struct cc *c, const struct shape *S, int i)
+{
+  return i >= 1 && i == S->nl - 1 && c->m->hardware && S->settled
+      && c->pt[S->L[i].b].k > MERGED_SPAN * c->pt[S->L[i].a].k;
+}
+
 /* Where the miss fraction of transition L crosses one half, in pages
  * (log-linear between points): a shared level's effective capacity. */
 double
@@ -226,6 +239,70 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
       more = 1;
     }
   }
+}
+
+/* The wide step after L2 split at the level hidden in it.  Other
+ * tenants of a shared level take it in phases, so that at one footprint
+ * some draws meet it free and others taken: the mean rises on through the
+ * level, but the draws' floor stays near its latency while the footprint
+ * still fits (Zen 5's L3 floor read 45-51 cycles at 512-1149 pages while
+ * the means climbed from 49 to 64).  Where the floor of the step's points
+ * has a plateau that is a level (by the curve's rules: flat end to end if
+ * shorter than an octave, 1.5 times over the level before and under
+ * memory), the step is two: L2's transition to it, and the shared
+ * level's own, from its last point to memory.  Only after L2: past a
+ * shared level, a plateau in the floor of its fade would pass for a level
+ * of its own.  Returns whether it split; S->floor is then the new
+ * level's plateau. */
+int
+caches_split_wide(struct cc *c, struct shape *S)
+{
+  double fl[MAX_PTS], sm[MAX_PTS], lev = 0;
+  int i = S->nl - 1, j, n, np, f[MAX_PTS], l[MAX_PTS], p, a, b;
+
+  S->floor = 0;
+  if (i != 1 || !caches_wide_step(c, S, i) || S->np >= MAX_LEVELS + 1)
+    return 0;
+  a = S->L[i].a;
+  b = S->L[i].b;
+  add_rounds(c, a, b, NULL, FIT_DRAWS);
+  if (c->failed || b - a < 4)
+    return 0;
+  for (j = a + 1, n = 0; j < b; j++)
+    fl[n++] = caches_floor(&c->pt[j]);
+  xray__smooth(fl, sm, (size_t) n);
+  np = plateaus(sm, n, 3, f, l, MAX_PTS);
+  /* As on the curve: plateaus less than 1.5 times apart are one level
+   * (the floor, too, drifts up as the footprint grows, and plateaus()
+   * cuts a drifting stretch in two). */
+  for (p = 0; p + 1 < np; p++)
+    if (plateau_level(sm, f[p + 1], l[p + 1]) < 1.5 * plateau_level(sm, f[p], l[p])) {
+      l[p] = l[p + 1];
+      memmove(f + p + 1, f + p + 2, (size_t) (np - p - 2) * sizeof *f);
+      memmove(l + p + 1, l + p + 2, (size_t) (np - p - 2) * sizeof *l);
+      np--, p--;
+    }
+  for (p = 0; p < np; p++) {
+    lev = plateau_level(sm, f[p], l[p]);
+    if ((l[p] - f[p] + 1 >= PER_OCTAVE || fabs(sm[l[p]] - sm[f[p]]) <= FLAT * sm[f[p]])
+        && lev >= 1.5 * S->L[i].lo && 1.5 * lev <= S->L[i].hi)
+      break;
+  }
+  if (p == np)
+    return 0;
+  /* Plateau np - 1 is memory's; the new one goes before it. */
+  S->first[S->np] = S->first[S->np - 1];
+  S->last[S->np] = S->last[S->np - 1];
+  S->first[S->np - 1] = a + 1 + f[p];
+  S->last[S->np - 1] = a + 1 + l[p];
+  S->floor = S->np - 1;
+  S->np++;
+  S->nl++;
+  S->L[i + 1] = S->L[i];
+  S->L[i].hi = S->L[i + 1].lo = lev;
+  S->L[i].b = S->first[S->floor];
+  S->L[i + 1].a = S->last[S->floor];
+  return 1;
 }
 
 /* Fit one transition: refine its points with more draws (fewer where a

@@ -213,8 +213,11 @@ report_latency(const struct cc *c, const struct shape *S, int i, xray_value *v)
   const int *first = S->first, *last = S->last;
   char method[240], msg[200];
 
-  snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages",
-           c->pt[first[i]].k, c->pt[last[i]].k);
+  snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages%s",
+           c->pt[first[i]].k, c->pt[last[i]].k,
+           i == S->floor ? " (of each point's least draws: other tenants take the level "
+                           "in phases, and its mean rises on)"
+                         : "");
   if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
     /* Short flat stretches of an unsettled curve are not levels one
      * can trust (L3 came out 17-37 cycles across runs here). */
@@ -366,8 +369,7 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
    * level with a step of its own, such a step is the shared level fading
    * as other tenants take it: only its own capacity is lost. */
   i = nl - 1;
-  merged = i >= 1 && !why[0] && !c->failed && c->m->hardware && S->settled
-      && c->pt[S->L[i].b].k > MERGED_SPAN * c->pt[S->L[i].a].k;
+  merged = !why[0] && !c->failed && caches_wide_step(c, S, i);
   lastwhy[0] = 0;
   if (merged)
     snprintf(i == 1 ? why : lastwhy, len,

@@ -169,6 +169,19 @@ caches_mean(const struct pt *p)
   return sum / (p->draws - 2 * t);
 }
 
+/* A point's floor: the draw an eighth of the way up its sorted draws (the
+ * least of fewer than eight), what a draw costs when the host leaves it
+ * alone (see caches_split_wide). */
+double
+caches_floor(const struct pt *p)
+{
+  double v[FIT_DRAWS];
+
+  memcpy(v, p->v, (size_t) p->draws * sizeof *v);
+  qsort(v, (size_t) p->draws, sizeof *v, cmp_double);
+  return v[p->draws / 8];
+}
+
 /* How widely a point's draws spread about their mean: the median of
  * their absolute deviations from it, scaled to a standard deviation, over
  * the mean.  On a level every draw costs about the same (0.05 or less
@@ -313,13 +326,14 @@ caches_run(xray_machine *m, xray_report *r)
   c->start = m->timed ? xray__now() : 0;
   c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
   find_levels(c, S);
-  nl = S->nl;
   /* Refining the transitions may take a budget, up to FIT_BUDGETS in
    * all; later levels get what is left, and the rest is said.  A
    * simulation has no deadline, so that it gives the same answers on any
    * machine. */
   c->deadline = !m->timed ? 0 : fmin(xray__now() + m->budget,
                                      c->start + FIT_BUDGETS * m->budget);
+  caches_split_wide(c, S);
+  nl = S->nl;
   if (c->failed)
     snprintf(why, sizeof why, "%.190s", m->error[0] ? m->error : "the measurement failed");
   else if (nl < 1)

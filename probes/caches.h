@@ -122,6 +122,9 @@ struct shape {
   int first[MAX_PTS], last[MAX_PTS], np, nl;  /* plateaus, then levels */
   struct level L[MAX_LEVELS];
   int settled;
+  /* The plateau found in the draws' floor, not their means
+   * (caches_split_wide); 0: none. */
+  int floor;
 };
 
 /* The largest level the conflict test reduces (see ways_of). */
@@ -137,6 +140,7 @@ double caches_one_draw(struct cc *c, double k);
 void caches_add_draws(struct cc *c, struct pt *p, int want);
 double caches_mean(const struct pt *p);
 double caches_draw_spread(const struct pt *p);
+double caches_floor(const struct pt *p);
 
 /* caches-model.c */
 void caches_fit_level(const struct fitdata *d, double k50, struct fit *out);
@@ -150,6 +154,8 @@ double caches_l1_pages(const struct cc *c, const struct shape *S);
 void caches_analyse(struct cc *c, struct level *L, double *y);
 int caches_refine_slopes(struct cc *c, const struct shape *S);
 int caches_scan(struct cc *c, struct shape *S);
+int caches_wide_step(const struct cc *c, const struct shape *S, int i);
+int caches_split_wide(struct cc *c, struct shape *S);
 double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
 
 /* caches-conflict.c */
