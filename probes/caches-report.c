@@ -251,6 +251,9 @@ caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const 
     const char *no = why[0] ? why : "no such level: the time per load shows no further step";
     for (f = 0; f < 4; f++)
       xray__value_unknown(v[f], no);
+    /* A step too wide to be one level leaves L2's plateau before it. */
+    if (i == 1 && i < nl && !c->failed && caches_wide_step(c, S, i))
+      report_latency(c, S, i, v[3]);
     return 0;
   }
   if (i == nl - 1 && lastwhy[0])
