@@ -135,6 +135,7 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
     L->a = last[i];
     L->b = first[i + 1];
     L->size = L->line = L->k50 = NAN;
+    L->median = 0;
     /* Not a level: merge the plateaus.  A level costs at least 1.5 times
      * the one before it; a rise of 1.23 was Zen 3's L2 losing ways to the
      * host's SMT sibling for a while. */
@@ -243,17 +244,17 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
 
 /* The wide step after L2 split at the level hidden in it.  Other
  * tenants of a shared level take it in phases, so that at one footprint
- * some draws meet it free and others taken: the mean rises on through the
- * level, but the draws' floor stays near its latency while the footprint
- * still fits (Zen 5's L3 floor read 45-51 cycles at 512-1149 pages while
- * the means climbed from 49 to 64).  Where the floor of the step's points
- * has a plateau that is a level (by the curve's rules: flat end to end if
- * shorter than an octave, 1.5 times over the level before and under
- * memory), the step is two: L2's transition to it, and the shared
- * level's own, from its last point to memory.  Only after L2: past a
- * shared level, a plateau in the floor of its fade would pass for a level
- * of its own.  Returns whether it split; S->floor is then the new
- * level's plateau. */
+ * some draws meet it free and others taken: the mean rises on through
+ * the level, but the draws' floor stays near its latency while the
+ * footprint still fits (on Zen 4 and Zen 5 hosts, for an octave or more
+ * while the means rose up to five-fold).  Where the floor of the step's
+ * points has a plateau that is a level (by the curve's rules: flat end to
+ * end if shorter than an octave, 1.5 times over the level before and
+ * under memory), the step is two: L2's transition to it, fitted to the
+ * points' medians, and the shared level's own, from its last point to
+ * memory.  Only after L2: past a shared level, a plateau in the floor of
+ * its fade would pass for a level of its own.  Returns whether it split;
+ * S->floor is then the new level's plateau. */
 int
 caches_split_wide(struct cc *c, struct shape *S)
 {
@@ -300,9 +301,23 @@ caches_split_wide(struct cc *c, struct shape *S)
   S->nl++;
   S->L[i + 1] = S->L[i];
   S->L[i].hi = S->L[i + 1].lo = lev;
+  S->L[i].median = 1;
   S->L[i].b = S->first[S->floor];
   S->L[i + 1].a = S->last[S->floor];
   return 1;
+}
+
+/* A point's time for a transition's fit: the mean of its draws, which
+ * differ by their pages' colours (see caches_mean); or their median where
+ * other tenants' misses of the next level add a tail of slow draws (see
+ * caches_split_wide).  The colours spread the draws about evenly either
+ * side, so the median follows the miss fraction as the mean does, but
+ * the tail moves the mean alone, and a fit to means would read the level
+ * as missing more, that is, as smaller than it is. */
+static double
+point_y(const struct pt *p, int median)
+{
+  return median ? xray__median(p->v, (size_t) p->draws) : caches_mean(p);
 }
 
 /* Fit one transition: refine its points with more draws (fewer where a
@@ -316,7 +331,7 @@ caches_analyse(struct cc *c, struct level *L, double *y)
 
   add_rounds(c, a, b, NULL, FIT_DRAWS);
   for (i = a; i <= b; i++)
-    y[i] = caches_mean(&c->pt[i]);
+    y[i] = point_y(&c->pt[i], L->median);
   for (i = a; i <= b; i++) {
     k[d.n] = L->fk[d.n] = c->pt[i].k;
     f[d.n] = L->ff[0][d.n] = (y[i] - L->lo) / (L->hi - L->lo);
@@ -340,7 +355,7 @@ caches_analyse(struct cc *c, struct level *L, double *y)
       int j;
       for (j = h; j < c->pt[i].draws; j += 2)
         half.v[half.draws++] = c->pt[i].v[j];
-      f[i - a] = half.draws ? (caches_mean(&half) - L->lo) / (L->hi - L->lo) : f[i - a];
+      f[i - a] = half.draws ? (point_y(&half, L->median) - L->lo) / (L->hi - L->lo) : f[i - a];
       L->ff[1 + h][i - a] = f[i - a];
     }
     caches_fit_level(&d, k50, &fh);

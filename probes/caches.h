@@ -99,6 +99,9 @@ struct fit {
 struct level {
   double lo, hi;                        /* latency of this level, of the next */
   int a, b;                             /* transition: last lo point, first hi point */
+  /* The transition is fitted to its points' median draws, not their
+   * means (a level split off a wide step: see caches_split_wide). */
+  int median;
   struct fit fit;
   double size, line, k50;
   double half[2];                       /* P x A fitted to each half of the draws */
