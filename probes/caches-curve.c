@@ -107,6 +107,20 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
    * them (a busy host's curve had seven before memory's, and the scan ran
    * to its deadline looking for it). */
   S->np = c->failed ? 0 : plateaus(S->sm, c->npt, 3, first, last, MAX_PTS);
+  /* Memory's time per load creeps up with the footprint (DRAM pages, the
+   * reach of large pages), about as fast as plateaus() lets a plateau
+   * drift, so that its running median falls behind and the plateau
+   * breaks in two.  With time left the scan goes on until the last part
+   * alone spans an octave; once the budget is spent, the last two, back
+   * to back, less than 1.5 times apart and not drifting end to end, are
+   * taken as one (else the count is lost for want of a few points). */
+  if (c->out_of_time && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
+      && plateau_level(S->sm, first[S->np - 1], last[S->np - 1])
+          < 1.5 * plateau_level(S->sm, first[S->np - 2], last[S->np - 2])
+      && !drifts(S->sm, first[S->np - 2], last[S->np - 1])) {
+    last[S->np - 2] = last[S->np - 1];
+    S->np--;
+  }
   /* A plateau shorter than an octave is a level only if it is flat end
    * to end, its draws agree, it is at least twice the one before and 1.5
    * times under the one after (levels are); otherwise it is a stretch of
