@@ -5,8 +5,9 @@
 # that the cores probe still sees every CPU).  For each value: the distinct
 # results with their counts, and the OS view; for each probe: the wall time
 # of 'xray PROBE' (process start and clock calibration included), mean and
-# maximum.  A value xray did not confirm is marked '?'.  Numbers, not
-# pass/fail.
+# maximum.  A value xray did not confirm is marked '?', and under each
+# value that was unknown or unconfirmed, the reasons xray gave, counted.
+# Numbers, not pass/fail.
 #
 # Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
@@ -27,7 +28,7 @@ while getopts x:n:c:qm: o; do
     q) busy= ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -38,11 +39,12 @@ trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
 trap 'exit 130' 1 2 15
 
 # series NAME: RUNS runs of every probe; NAME VALUE OS lines in $tmp/NAME.v,
-# PROBE SECONDS lines in $tmp/NAME.s
+# NAME<tab>REASON lines in $tmp/NAME.r, PROBE SECONDS lines in $tmp/NAME.s
 series() {
   s=$1
   shift
   : >"$tmp/$s.v"
+  : >"$tmp/$s.r"
   : >"$tmp/$s.s"
   i=1
   while [ "$i" -le "$runs" ]; do
@@ -57,6 +59,12 @@ series() {
                          if (o ~ /^\{"value": /) { sub(/^\{"value": /, "", o); sub(/,.*/, "", o) } else o = "-";
                          if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
                          print n, v, o; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
+      # why a value is unknown or unconfirmed: NAME<tab>REASON lines
+      awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n) }
+           /"reason": "/ { r = $0; sub(/.*"reason": "/, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }
+           /"method": ".*(not confirmed|not exact): / {
+             r = $0; sub(/.*(not confirmed|not exact): /, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }' \
+        "$tmp/out.json" >>"$tmp/$s.r"
     done
     i=$((i + 1))
   done
@@ -68,7 +76,11 @@ report() {
          c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3 }
        END { for (i = 1; i <= n; i++) { k = order[i]; m = split(vals[k], a, " "); s = "";
                for (j = 1; j <= m; j++) s = s (j > 1 ? ", " : "") a[j] " x" c[k, a[j]];
-               printf "  %-26s %-40s OS %s\n", k, s, os[k] } }' "$tmp/$1.v"
+               printf "  %-26s %-40s OS %s\n", k, s, os[k];
+               if (why) while ((getline line < why) > 0) {
+                 split(line, f, "\t"); if (f[1] == k) c2[substr(f[2], 1, 110)]++ }
+               close(why); for (r in c2) printf "      why: %s x%d\n", r, c2[r]; delete c2 } }' \
+    why="$tmp/$1.r" "$tmp/$1.v"
   awk '{ s[$1] += $2; if ($2 > mx[$1]) mx[$1] = $2; n[$1]++; if (!($1 in o)) o[$1] = ++k; name[o[$1]] = $1 }
        END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; print "" }' "$tmp/$1.s"
 }
