@@ -302,6 +302,7 @@ strided(struct tc *c, size_t n, uint64_t s)
 struct found {
   struct xray__step st[MAX_STEPS];
   size_t ns, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted, e1_strides;
+  size_t e1_recounted; /* a first count of the second level that did not fit its ways */
   int exact[2];
   char e1why[120], whys[2][200];
 };
@@ -382,6 +383,16 @@ report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
   }
 }
 
+/* The entries nearest e that are w ways of a power of two sets, if e is
+ * within SETS_SNAP of them; else 0. */
+static size_t
+snap_sets(size_t w, size_t e)
+{
+  double snapped = (double) w * exp2(floor(log2((double) e / (double) w) + 0.5));
+
+  return fabs(snapped - (double) e) <= SETS_SNAP * (double) e ? (size_t) snapped : 0;
+}
+
 /* The second level's ways, from pages 4096 apart among pages that keep
  * the first level missing; they must divide its entries. */
 static void
@@ -397,11 +408,22 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
    * is an eighth of a walk.  The ways must divide the entries (a pass in
    * which the sibling held an entry once counted 7). */
   if (f->ns > 1 && f->exact[1] && !c->failed) {
-    size_t w2;
-    double snapped;
+    size_t w2, snapped = 0;
     c->fill = f->e[0] + f->e[0] / 4 + 1;
     w2 = ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
     c->fill = 0;
+    /* A count that is not the ways x a power of two sets may be one
+     * that the host cut short or drew out (it holds entries for a while,
+     * or slows a pass): counted once more, from the start, and the new
+     * count must fit the ways on its own. */
+    if (!c->failed && w2 && 2 * w2 <= f->e[1] && !(snapped = snap_sets(w2, f->e[1]))) {
+      size_t e, s;
+      char w[200];
+      if (!exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo, &e, &s, w,
+                         sizeof w)
+          && (snapped = snap_sets(w2, e)))
+        f->e1_recounted = f->e[1], f->e[1] = e, f->stride[1] = s;
+    }
     if (c->failed)
       xray__value_unknown(v->a2, c->m->error);
     else if (!w2)
@@ -412,13 +434,12 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
                            "first level missing: more than half the entries in one set, "
                            "fully associative");
       f->e1_counted = f->e[1];
-    }
-    else if (fabs((snapped = w2 * exp2(floor(log2((double) f->e[1] / w2) + 0.5)))
-                  - (double) f->e[1])
-             > SETS_SNAP * (double) f->e[1]) {
-      snprintf(why, sizeof why, "pages 4096 apart among pages that keep the first level "
-               "missing cost from %zu pages on, and %zu entries are not %zu ways of a power "
-               "of two sets", w2 + 1, f->e[1], w2);
+    } else if (!snapped) {
+      snprintf(why, sizeof why,
+               "pages 4096 apart among pages that keep the first level "
+               "missing cost from %zu pages on, and %zu entries (counted twice) are not %zu "
+               "ways of a power of two sets",
+               w2 + 1, f->e[1], w2);
       xray__value_unknown(v->a2, why);
       snprintf(f->e1why, sizeof f->e1why, "not its ways x a power of two sets");
     } else {
@@ -427,7 +448,7 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
                f->e[0] + f->e[0] / 4 + 1, w2 + 1);
       xray__value_measured(v->a2, (double) w2, method);
       f->e1_counted = f->e[1];
-      f->e[1] = (size_t) snapped;
+      f->e[1] = snapped;
     }
   } else
     xray__value_unknown(v->a2, f->ns > 1 ? "needs the second level's exact entry count, which was "
@@ -480,6 +501,13 @@ report_entries(struct found *f, struct tvals *v)
       snprintf(method, sizeof method, "consecutive pages, one line each, less the same lines "
                "packed: a quarter of the way up the step at %zu pages (not exact: %.100s)",
                f->rough[i] + 1, f->whys[i]);
+    }
+    if (i == 1 && f->e1_recounted) {
+      size_t len = strlen(method);
+      snprintf(method + len, sizeof method - len,
+               "; counted %zu, not its ways x a power of two "
+               "sets, then %zu",
+               f->e1_recounted, f->e1_counted);
     }
     if (i == 1 && f->e1_counted && f->e1_counted != f->e[1]) {
       size_t len = strlen(method);
