@@ -217,6 +217,11 @@ size_level(struct cc *c, struct shape *S, int i)
   caches_analyse(c, l, S->y);
   l->ways = l->conflict_ran = l->qn = 0;
   l->wwhy[0] = 0;
+  /* A transition whose points could not be measured again has nothing
+   * to give (c->failed stops the levels after it too).  Past here, a
+   * failure is a conflict set's or a line pair's, and is theirs alone. */
+  if (c->failed)
+    return;
   /* The ways by a conflict set, where the model saw a level (not a
    * shared one: other tenants' lines come and go in its sets); then the
    * colours with those ways give the capacity. */
