@@ -177,13 +177,13 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
 /* Whether transition i, the last, spans more than MERGED_SPAN: the step
  * to memory of a shared last level spans a few octaves at most, so one
  * that spans more is two levels seen as one (see caches_count_levels).
- * Only on hardware: a simulated private level's step may be as wide (a
- * 4-way or tree-PLRU level under random placement spans up to 14 times),
- * and no other tenants squeeze its next level. */
+ * Only where other tenants may squeeze the next level: a private level's
+ * own step may be as wide (a 4-way or tree-PLRU level under random
+ * placement spans up to 14 times). */
 int
 caches_wide_step(const struct cc *c, const struct shape *S, int i)
 {
-  return i >= 1 && i == S->nl - 1 && c->m->hardware && S->settled
+  return i >= 1 && i == S->nl - 1 && c->m->tenants && S->settled
       && c->pt[S->L[i].b].k > MERGED_SPAN * c->pt[S->L[i].a].k;
 }
 
@@ -256,7 +256,7 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
   }
 }
 
-/* The wide step after L2 split at the level hidden in it.  Other
+/* The last step after L2 split at the level hidden in it.  Other
  * tenants of a shared level take it in phases, so that at one footprint
  * some draws meet it free and others taken: the mean rises on through
  * the level, but the draws' floor stays near its latency while the
@@ -276,7 +276,7 @@ caches_split_wide(struct cc *c, struct shape *S)
   int i = S->nl - 1, j, n, np, f[MAX_PTS], l[MAX_PTS], p, a, b;
 
   S->floor = 0;
-  if (i != 1 || !caches_wide_step(c, S, i) || S->np >= MAX_LEVELS + 1)
+  if (i != 1 || !c->m->tenants || !S->settled || S->np >= MAX_LEVELS + 1)
     return 0;
   a = S->L[i].a;
   b = S->L[i].b;

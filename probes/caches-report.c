@@ -274,7 +274,7 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
   xray_machine *m = c->m;
   char os_src[48], msg[200];
   double os_levels;
-  int i, j;
+  int i, j, upto = nl == 2 && m->tenants ? nl : nl - 1;
 
   /* A step is a level of its own when the level's capacity is confirmed
    * (its ways by a conflict set, the colours a power of two between the
@@ -282,13 +282,16 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
    * (which may be shared and fade) must be, or the count may hold one
    * level in two steps (a shared L3 that other tenants take in two stages
    * read as an L4 on Zen 5, where the OS gave no level count to check).
-   * Where the OS's cache topology gives the same count, that is the second
-   * view (not on a simulated machine, whose OS view is the truth). */
+   * With two levels only, where other tenants may squeeze a shared level
+   * into L2's step, L2 must be confirmed too, or the count may have lost a
+   * level.  Where the OS's cache topology gives the same count, that is
+   * the second view (not on a simulated machine, whose OS view is the
+   * truth). */
   if (vlev && vlev->source == XRAY_SOURCE_MEASURED
       && (!m->hardware
           || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src, sizeof os_src) != 0
           || os_levels != nl))
-    for (i = 1; i < nl - 1; i++) {
+    for (i = 1; i < upto; i++) {
       char name[32];
       const xray_value *v;
       snprintf(name, sizeof name, "XRAY_L%d_SIZE", i + 1);

@@ -109,8 +109,10 @@ struct xray_machine {
    * deadlines, pauses and this host's limits (CFS quota) apply.
    * hardware: it is real hardware or a recording of it: other tenants may
    * share its last level, memory answers in no less than 50 ns, and its
-   * OS view is a second view rather than the truth. */
-  int timed, hardware;
+   * OS view is a second view rather than the truth.  tenants: other
+   * programs may take a share of its shared levels (real hardware, a
+   * recording, a simulation with a tenant). */
+  int timed, hardware, tenants;
   /* Runs so far of each probe on this machine (a recording holds several),
    * and run, the current probe's: 1 for its first. */
   const void *probe_seen[16];

@@ -446,7 +446,7 @@ xray_machine_real(char *err, size_t errlen)
     return NULL;
   }
   m->base.ops = &real_ops;
-  m->base.timed = m->base.hardware = 1;
+  m->base.timed = m->base.hardware = m->base.tenants = 1;
   m->base.budget = 2.0;
   {
     long pg = sysconf(_SC_PAGESIZE);

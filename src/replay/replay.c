@@ -392,7 +392,7 @@ xray_machine_replay(const char *dir, char *err, size_t errlen)
     return NULL;
   }
   m->base.ops = &replay_ops;
-  m->base.hardware = 1;
+  m->base.hardware = m->base.tenants = 1;
   m->base.budget = 2.0;
   m->base.page = 4096;
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {

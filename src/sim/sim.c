@@ -250,6 +250,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->trng = m->rng ^ 0x9e3779b97f4a7c15ULL;
   m->base.ops = &sim_ops;
   m->base.simulated = 1;
+  m->base.tenants = m->tenant > 0;
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
   m->base.core_hz = m->cpu.mhz * 1e6;
