@@ -85,6 +85,35 @@ caches_halves_agree(const struct level *l, double pages)
          && fabs(l->half[1] - pages) <= HALVES_AGREE * pages;
 }
 
+/* Once the budget is spent, the last octave of the scan as one plateau
+ * where every point lies within FLAT of their median and the octave does
+ * not drift: memory's points have two draws each by then, and zigzag by
+ * as much as FLAT from one to the next, which breaks a plateau whose
+ * running median they are measured against.  Plateaus inside the octave
+ * give way to it; one that reaches into it is extended to the end. */
+static void
+last_octave(const struct cc *c, struct shape *S)
+{
+  int a = c->npt - PER_OCTAVE, k;
+  double med;
+
+  if (a < 1)
+    return;
+  med = xray__median(S->sm + a, PER_OCTAVE);
+  for (k = a; k < c->npt && fabs(S->sm[k] - med) <= FLAT * med; k++)
+    ;
+  if (k < c->npt || drifts(S->sm, a, c->npt - 1))
+    return;
+  while (S->np > 0 && S->first[S->np - 1] >= a)
+    S->np--;
+  if (S->np > 0 && S->last[S->np - 1] >= a - 1)
+    S->last[S->np - 1] = c->npt - 1;
+  else if (S->np < MAX_PTS) {
+    S->first[S->np] = a;
+    S->last[S->np++] = c->npt - 1;
+  }
+}
+
 /* The levels of the curve so far.  It has settled on memory when its
  * last plateau reaches the end of the scan, spans an octave, and is at
  * least twice the level before it (DRAM is; a spurious flat stretch of L3
@@ -121,6 +150,8 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
     last[S->np - 2] = last[S->np - 1];
     S->np--;
   }
+  if (c->out_of_time)
+    last_octave(c, S);
   /* A plateau shorter than an octave is a level only if it is flat end
    * to end, its draws agree, it is at least twice the one before and 1.5
    * times under the one after (levels are); otherwise it is a stretch of
