@@ -106,10 +106,14 @@ last_octave(const struct cc *c, struct shape *S)
     return;
   while (S->np > 0 && S->first[S->np - 1] >= a)
     S->np--;
-  if (S->np > 0 && S->last[S->np - 1] >= a - 1)
+  /* One that ends where the octave begins joins it only at its level: a
+   * step from the level before, sharp enough to leave no point between,
+   * is a level of its own. */
+  if (S->np > 0 && S->last[S->np - 1] >= a - 1
+      && fabs(log(plateau_level(S->sm, S->first[S->np - 1], S->last[S->np - 1]) / med)) < log(1.5))
     S->last[S->np - 1] = c->npt - 1;
   else if (S->np < MAX_PTS) {
-    S->first[S->np] = a;
+    S->first[S->np] = S->np > 0 && S->last[S->np - 1] >= a ? S->last[S->np - 1] + 1 : a;
     S->last[S->np++] = c->npt - 1;
   }
 }
