@@ -29,22 +29,14 @@
  * The first level's ways: pages 4096 apart fall in one set.  The second
  * level's: the same, among more pages than the first level holds, in
  * other sets. */
-#include "xray-internal.h"
+#include "tlb.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define K_MIN 8
-#define K_MAX 16384
 #define MAX_STEPS 3
 #define ONSET 0.25
-#define RAMP_POINTS 24          /* coarse pass of the exact count */
-#define RAMP_ROUNDS 3
-#define FINE_POINTS 48          /* fine pass: every page count around the ramp */
-#define FINE_ROUNDS 3
-#define FINE_TRIES 5             /* fine passes: at least FINE_MIN, until two agree */
-#define FINE_MIN 3
 #define WAYS_STRIDE 4096       /* pages: one set of any level up to 4096 sets */
 #define WAYS2_MAX 40            /* the most second-level ways looked for */
 /* A second level's entries are its ways times a power of two sets (in
@@ -56,232 +48,6 @@
 /* How close the second level's counts at two strides must come, at least
  * (and within the wider stride's resolution). */
 #define STRIDES_AGREE 0.03
-
-struct tc {
-  xray_machine *m;
-  uint64_t *off;
-  uint64_t rng;
-  size_t page;
-  double hit;
-  int failed;
-  size_t fill;                  /* pages that keep the first level missing (0: none);
-                                 * see xray__tlb_cost */
-};
-
-
-static double
-point(void *p, double x)
-{
-  struct tc *c = p;
-  double base,
-      d = xray__tlb_cost(c->m, c->off, (size_t) x, 0, 1, XRAY__ARENA_SMALL, &c->rng, "tlb", &base);
-
-  if (isnan(d)) {
-    c->failed = 1;
-    return NAN;
-  }
-  if (!(c->hit > 0))
-    c->hit = base;
-  /* The translation cost on top of the lines' own latency. */
-  return c->hit + fmax(0, d);
-}
-
-/* The median of three points: the bisection below follows every answer,
- * so one disturbed point must not steer it. */
-static double
-point3(struct tc *c, double x)
-{
-  double v[3];
-  int i;
-
-  for (i = 0; i < 3; i++)
-    v[i] = point(c, x);
-  return xray__median(v, 3);
-}
-
-/* The exact edge: the smallest page count whose cost is past the given
- * level of the step. */
-static size_t
-edge(struct tc *c, size_t a, size_t b, double mid)
-{
-  while (b - a > 1) {
-    size_t m = a + (b - a) / 2;
-    if (point3(c, (double) m) >= mid)
-      b = m;
-    else
-      a = m;
-  }
-  return b;
-}
-
-/* The translation cost at stride s of every page count in x[0..n-1]:
- * the least time of `rounds` draws of each chain, strided and packed (t
- * and p hold the least so far), the one less the other in y.  Disturbance
- * only ever adds time, whether from the other tenants of a shared TLB
- * (the host's SMT sibling) or from a spike in either chain; its bursts
- * outlast one point, so the draws of a point are spread over the whole
- * pass. */
-static int
-ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double *y, size_t n,
-           int rounds)
-{
-  size_t i;
-  int r;
-
-  for (r = 0; r < rounds; r++)
-    for (i = 0; i < n; i++) {
-      double base,
-          d = xray__tlb_cost(c->m, c->off, (size_t) x[i], c->fill, s, XRAY__ARENA_SMALL, &c->rng,
-                             c->fill ? "tlb-set" : "tlb-stride", &base);
-      if (isnan(d)) {
-        c->failed = 1;
-        return -1;
-      }
-      t[i] = fmin(t[i], d + base);
-      p[i] = fmin(p[i], base);
-      y[i] = t[i] - p[i];
-    }
-  return 0;
-}
-
-/* The last page count before the cost leaves its floor for good in a fine
- * pass (so a lone disturbed point below the edge does not end it):
- * the floor is the median cost left of the fitted ramp, and a point has
- * left it once it is above by a sixth of a page's rise or a twentieth of
- * the whole step, whichever is less (the first page past this host's
- * 64-entry DTLB costs a tenth of a miss), or by three times the spread of
- * the points left of the ramp (their median deviation: the page at the
- * edge may already sit a little above the floor, and a disturbed packed
- * chain can put one below it), whichever is more.  0 if the pass shows no
- * ramp. */
-static size_t
-flat_end(const double *x, const double *y, size_t n, double height)
-{
-  double slope, rise, rms, edge = xray__fit_ramp(x, y, n, &slope, &rise, &rms);
-  double fl, top, dev[RAMP_POINTS + FINE_POINTS], spread;
-  size_t i, k = 0;
-
-  if (isnan(edge) || !(edge >= x[0]) || !(rise >= 6 * rms))
-    return 0;
-  for (i = 0; i < n && x[i] <= edge; i++)
-    dev[k++] = y[i];
-  fl = xray__median(dev, k);
-  /* The pass must climb an eighth of the step: a sibling that held a few
-   * entries for a while once made a rise of a ninth over pages 2 apart,
-   * and the 64-entry DTLB read 76; a random-replacement level climbs a
-   * fifth over the pass. */
-  for (i = 0, top = fl; i < n; i++)
-    top = fmax(top, y[i]);
-  if (top - fl < height / 8)
-    return 0;
-  for (i = 0; i < k; i++)
-    dev[i] = fabs(dev[i] - fl);
-  spread = 1.4826 * xray__median(dev, k);
-  for (i = n; i-- > 0;)
-    if (y[i] <= fl + fmax(fmin(slope / 6, height / 20), 3 * spread))
-      return i + 1 < n ? (size_t) x[i] : 0;
-  return 0;
-}
-
-/* Costs above the first point by more than the step's height are the
- * next level's: clipped, so that the ramp is this level's. */
-static void
-clip(double *y, size_t n, double height)
-{
-  size_t i;
-
-  for (i = 1; i < n; i++)
-    y[i] = fmin(y[i], y[0] + height);
-}
-
-/* The page count at which pages s apart start to cost translation, from
- * a window [lo, hi] of counts and a step `height` cycles high: a ramp
- * fitted to a coarse pass over the window places the fine pass over every
- * count around it; fine passes repeat, each lowering the least cost of
- * every point, at least FINE_MIN times and until two give the same count
- * (a tenant that held entries through one pass rarely holds them through
- * all).  0 if there is no
- * clean ramp in the window. */
-static size_t
-ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
-{
-  double x[RAMP_POINTS + FINE_POINTS], y[RAMP_POINTS + FINE_POINTS];
-  double t[RAMP_POINTS + FINE_POINTS], p[RAMP_POINTS + FINE_POINTS];
-  double edge, rise, rms, gap;
-  size_t n, i, last = 0, prev = 0;
-  int pass;
-
-  hi = fmin(hi, K_MAX);                 /* the chain has room for twice that */
-  gap = (hi - lo) / (RAMP_POINTS - 1);
-
-  for (n = 0, i = 0; i < RAMP_POINTS; i++) {
-    double v = floor(lo + gap * (double) i + 0.5);
-    if (n == 0 || v > x[n - 1])
-      t[n] = p[n] = INFINITY, x[n++] = v;
-  }
-  if (ramp_curve(c, s, x, t, p, y, n, RAMP_ROUNDS))
-    return 0;
-  clip(y, n, height);
-  edge = xray__fit_ramp(x, y, n, NULL, &rise, &rms);
-  if (isnan(edge) || !(edge >= x[0] && edge < x[n - 2] && rise >= 0.2 * height
-                       && rise >= 6 * rms))
-    return 0;
-  /* From a coarse step and a half below the edge to three above. */
-  lo = fmax(1, floor(edge - 1.5 * gap) - 1);
-  for (n = 0; n < FINE_POINTS && lo + (double) n <= ceil(edge + 3 * gap) + 1; n++)
-    x[n] = lo + (double) n, t[n] = p[n] = INFINITY;
-  for (pass = 0; pass < FINE_TRIES; pass++, prev = last) {
-    if (ramp_curve(c, s, x, t, p, y, n, FINE_ROUNDS))
-      return 0;
-    clip(y, n, height);
-    last = flat_end(x, y, n, height);
-    if (last && last == prev && pass + 1 >= FINE_MIN)
-      break;
-  }
-  return last;
-}
-
-/* The exact entry count of a level whose step the scan put near r pages,
- * with `below` entries in the level before it and a step `height` cycles
- * high.  Pages s apart (s a power of two no larger than the level's set
- * count) use 1/s of its sets, so n of them overflow it exactly where
- * n > entries / s, and the step there is s times steeper than with
- * consecutive pages, whose first extra page overflows one set only.  The
- * widest stride whose count stays well above the level below (whose
- * misses the level must see) is tried first, then consecutive pages,
- * which a fully associative level needs (its count is the same at every
- * stride, so the strided ramp lies beyond the window).  Returns 0 with
- * *entries and *stride, or -1 with the reason in why. */
-static int
-exact_entries(struct tc *c, double r, size_t below, double height, size_t *entries,
-              size_t *stride, char *why, size_t whylen)
-{
-  size_t s = 1, k;
-
-  while (r / (2 * s) >= fmax(16, 1.5 * (double) below))
-    s *= 2;
-  for (;; s = 1) {
-    /* Around r / s: the rough count is a point on a slope that the host
-     * moves (1300-1500 pages for a 2048-entry level here while the
-     * sibling was busy).  Strided windows end below r pages, where a
-     * fully associative level shows at any stride, and start above the
-     * level below, which (fully associative) shows at `below` pages at
-     * any stride: a fully associative second level of 1024 entries once
-     * read 512, the first level's 64 pages at stride 8. */
-    k = ramp_count(c, s, fmax(2, fmax(floor(0.5 * r / s), ceil(1.25 * (double) below))),
-                   ceil(s == 1 ? 2 * r : fmin(2 * r / s, 0.75 * r)), height);
-    if (k && !c->failed) {
-      *entries = k * s;
-      *stride = s;
-      return 0;
-    }
-    if (s == 1 || c->failed)
-      break;
-  }
-  snprintf(why, whylen, "%s", c->failed ? c->m->error
-           : "no clean ramp at any stride around the step");
-  return -1;
-}
 
 /* Cycles per load of n lines s bytes apart, offsets rotated over the L1
  * sets within each stride. */
@@ -323,14 +89,14 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
    * the middle read 65-66 for a 64-entry DTLB and up to 2667 for a
    * 2048-entry L2 TLB here (a set-associative level overflows one set at a
    * time past its entry count, and the shared host adds a slope).  That is
-   * the rough count; exact_entries finds the exact one from it. */
+   * the rough count; tlb_exact_entries finds the exact one from it. */
   for (i = 0; i < f->ns && i < 2; i++) {
     const struct xray__step *st = &f->st[i];
-    f->rough[i] = edge(c, (size_t) cv->x[st->last_low], (size_t) cv->x[st->first_high],
-                       st->lo + ONSET * (st->hi - st->lo)) - 1;
-    f->exact[i] = !exact_entries(c, (double) f->rough[i], i ? f->e[i - 1] : 0,
-                                 st->hi - st->lo, &f->e[i], &f->stride[i], f->whys[i],
-                                 sizeof f->whys[i]);
+    f->rough[i] = tlb_edge(c, (size_t) cv->x[st->last_low], (size_t) cv->x[st->first_high],
+                           st->lo + ONSET * (st->hi - st->lo))
+        - 1;
+    f->exact[i] = !tlb_exact_entries(c, (double) f->rough[i], i ? f->e[i - 1] : 0, st->hi - st->lo,
+                                     &f->e[i], &f->stride[i], f->whys[i], sizeof f->whys[i]);
     if (!f->exact[i])
       f->e[i] = f->rough[i];
   }
@@ -341,8 +107,9 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
   if (f->exact[0] && f->ns > 1) {
     size_t e2, s2;
     char w2[200];
-    if (!exact_entries(c, (double) f->rough[0], 0, f->st[0].hi - f->st[0].lo, &e2, &s2, w2,
-                       sizeof w2) && e2 > f->e[0])
+    if (!tlb_exact_entries(c, (double) f->rough[0], 0, f->st[0].hi - f->st[0].lo, &e2, &s2, w2,
+                           sizeof w2)
+        && e2 > f->e[0])
       f->e[0] = e2, f->stride[0] = s2;
   }
   /* Ways of the first level: pages 4096 apart share one set of any level
@@ -351,16 +118,16 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
    * sets or more has at most half its entries in one; more than that in
    * one set is a fully associative level, and as many entries at least
    * (the sibling takes entries from either count, at different times). */
-  f->ways = ramp_count(c, WAYS_STRIDE, 1, ceil(1.5 * (double) f->e[0]), f->st[0].hi - f->st[0].lo);
+  f->ways =
+      tlb_ramp_count(c, WAYS_STRIDE, 1, ceil(1.5 * (double) f->e[0]), f->st[0].hi - f->st[0].lo);
   if (f->exact[0] && f->ways > f->e[0])
     f->e[0] = f->ways, f->stride[0] = WAYS_STRIDE;
   /* A second level with no exact count gets one more try, later: its
    * ramp was lost to the sibling for a while (1472 entries for 2048, the
    * rough count, once in a make check). */
   if (f->ns > 1 && !f->exact[1] && !c->failed)
-    f->exact[1] = !exact_entries(c, (double) f->rough[1], f->e[0],
-                                 f->st[1].hi - f->st[1].lo, &f->e[1],
-                              &f->stride[1], f->whys[1], sizeof f->whys[1]);
+    f->exact[1] = !tlb_exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo,
+                                     &f->e[1], &f->stride[1], f->whys[1], sizeof f->whys[1]);
   if (f->ns > 1 && !f->exact[1])
     f->e[1] = f->rough[1];
 }
@@ -410,7 +177,7 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
   if (f->ns > 1 && f->exact[1] && !c->failed) {
     size_t w2, snapped = 0;
     c->fill = f->e[0] + f->e[0] / 4 + 1;
-    w2 = ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
+    w2 = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
     c->fill = 0;
     /* A count that is not the ways x a power of two sets may be one
      * that the host cut short or drew out (it holds entries for a while,
@@ -419,8 +186,8 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
     if (!c->failed && w2 && 2 * w2 <= f->e[1] && !(snapped = snap_sets(w2, f->e[1]))) {
       size_t e, s;
       char w[200];
-      if (!exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo, &e, &s, w,
-                         sizeof w)
+      if (!tlb_exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo, &e, &s, w,
+                             sizeof w)
           && (snapped = snap_sets(w2, e)))
         f->e1_recounted = f->e[1], f->e[1] = e, f->stride[1] = s;
     }
@@ -469,7 +236,8 @@ recount_l2(struct tc *c, struct found *f)
     size_t s2 = f->stride[1] / 2, k2 = 0;
     double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
     if (s2)
-      k2 = ramp_count(c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r), f->st[1].hi - f->st[1].lo);
+      k2 = tlb_ramp_count(c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r),
+                          f->st[1].hi - f->st[1].lo);
     if (!s2)
       snprintf(f->e1why, sizeof f->e1why, "counted at one stride only, and its ways are not known");
     else if (!k2 || fabs((double) (k2 * s2) - (double) f->e[1])
@@ -622,7 +390,7 @@ tlb_run(xray_machine *m, xray_report *r)
   c.m = m;
   c.rng = UINT64_C(0xa4093822299f31d0);
   c.page = m->page ? m->page : 4096;
-  xray__scan(&cv, K_MIN, K_MAX, 4, point, &c);
+  xray__scan(&cv, K_MIN, K_MAX, 4, tlb_point, &c);
   f.ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, f.st, MAX_STEPS);
   if (f.ns == 0) {
     snprintf(why, sizeof why, "%.190s", c.failed ? m->error

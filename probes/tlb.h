@@ -1,0 +1,33 @@
+/* The tlb probe's shared state, split over tlb.c (the probe: levels,
+ * ways, page size, costs) and tlb-ramp.c (the exact counts: the
+ * translation cost of n pages, and the ramp a level's count is read
+ * from). */
+#ifndef XRAY__TLB_H
+#define XRAY__TLB_H
+
+#include "xray-internal.h"
+
+/* The scan's page counts. */
+#define K_MIN 8
+#define K_MAX 16384
+
+struct tc {
+  xray_machine *m;
+  uint64_t *off;
+  uint64_t rng;
+  size_t page;
+  double hit;
+  int failed;
+  /* Pages that keep the first level missing (0: none); see
+   * xray__tlb_cost. */
+  size_t fill;
+};
+
+/* tlb-ramp.c */
+double tlb_point(void *p, double x);
+size_t tlb_edge(struct tc *c, size_t a, size_t b, double mid);
+size_t tlb_ramp_count(struct tc *c, size_t s, double lo, double hi, double height);
+int tlb_exact_entries(struct tc *c, double r, size_t below, double height, size_t *entries,
+                      size_t *stride, char *why, size_t whylen);
+
+#endif
