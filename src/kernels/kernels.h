@@ -27,10 +27,22 @@ struct xray_stmt {
 struct xray__machine_code {
   void *mem;
   size_t maplen;
-  unsigned char *end; /* address of the loop tail */
+  unsigned char *end; /* address of the loop tail; a chain's first piece */
   size_t nmax;
   const struct xray_stmt *stmt;
 };
+
+/* One piece of a chain: len bytes of statements (whole ones) at byte
+ * offset off of the chain's buffer, then a jump to the next piece. */
+struct xray__piece {
+  uint64_t off;
+  uint32_t len;
+};
+
+/* Code bytes a piece adds after its statements: a jump (5), or in the
+ * last piece the loop control (dec, jnz, ret: 10). */
+#define XRAY__PIECE_JUMP_BYTES 5
+#define XRAY__PIECE_END_BYTES 10
 
 const char *xray__machine_code_isa(void);
 const struct xray_stmt *xray__stmt_find(const char *name);
@@ -42,6 +54,14 @@ void xray__machine_code_run(const struct xray__machine_code *k, size_t n, uint64
 int xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax, unsigned char **out,
                              size_t *outlen);
 int xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
+/* A chain of n pieces of statement s run as a loop: piece i jumps to piece
+ * i+1 and the last one ends the loop (see machine-code.c).  Pieces must
+ * not overlap. */
+int xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n,
+                      unsigned char **out, size_t *outlen, char *err, size_t errlen);
+struct xray__machine_code *xray__chain_new(const struct xray_stmt *s, const struct xray__piece *p,
+                                           size_t n, char *err, size_t errlen);
+void xray__chain_run(const struct xray__machine_code *k, uint64_t iters);
 
 /* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */
 enum xray_cstyle { XRAY__STYLE_BARRIER, XRAY__STYLE_SWITCH };

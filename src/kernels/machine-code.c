@@ -1,5 +1,6 @@
 /* Machine-code kernels: the fetch-bound nano-benchmarks that C cannot
- * express (long NOPs), written straight into executable memory.
+ * express (long NOPs), written straight into executable memory, as one
+ * loop or as a chain of pieces placed at chosen addresses.
  *
  * Layout of one buffer (x86-64 System V):
  *
@@ -149,26 +150,28 @@ xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax)
   return ferror(f) ? -1 : 0;
 }
 
-struct xray__machine_code *
-xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t errlen)
+/* Executable memory of total bytes filled by fill(buf, arg); NULL with
+ * why.  Written, then made executable: never both, so that W^X systems
+ * accept it. */
+static struct xray__machine_code *
+exec_map(size_t total, void (*fill)(unsigned char *, const void *), const void *arg, char *err,
+         size_t errlen)
 {
   struct xray__machine_code *k;
-  size_t body, end, total, pg = (size_t) sysconf(_SC_PAGESIZE);
+  size_t pg = (size_t) sysconf(_SC_PAGESIZE);
   void *mem;
 
   if (!XRAY__MCODE_ISA) {
     snprintf(err, errlen, "no machine-code backend for this ISA");
     return NULL;
   }
-  layout(nmax, s->len, &body, &end, &total);
   total = (total + pg - 1) / pg * pg;
   mem = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     snprintf(err, errlen, "mmap of %zu bytes: %s", total, strerror(errno));
     return NULL;
   }
-  encode(mem, s, nmax);
-  /* Write, then execute: never both, so W^X systems accept it. */
+  fill(mem, arg);
   if (mprotect(mem, total, PROT_READ | PROT_EXEC) != 0) {
     snprintf(err, errlen, "cannot make generated code executable (mprotect: %s)",
              strerror(errno));
@@ -183,10 +186,164 @@ xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t
   }
   k->mem = mem;
   k->maplen = total;
-  k->end = (unsigned char *) mem + end;
+  return k;
+}
+
+struct loop_arg {
+  const struct xray_stmt *s;
+  size_t nmax;
+};
+
+static void
+fill_loop(unsigned char *buf, const void *arg)
+{
+  const struct loop_arg *a = arg;
+
+  encode(buf, a->s, a->nmax);
+}
+
+struct xray__machine_code *
+xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t errlen)
+{
+  struct xray__machine_code *k;
+  struct loop_arg a = { s, nmax };
+  size_t body, end, total;
+
+  layout(nmax, s->len, &body, &end, &total);
+  if (!(k = exec_map(total, fill_loop, &a, err, errlen)))
+    return NULL;
+  k->end = (unsigned char *) k->mem + end;
   k->nmax = nmax;
   k->stmt = s;
   return k;
+}
+
+/* --- chains -------------------------------------------------------------
+ *
+ * A chain places code where a probe wants it in the address space: piece
+ * i, at offset p[i].off, is p[i].len / len whole statements, then
+ *
+ *   jmp  piece i+1                      ; e9 rel32
+ *
+ * and the last piece ends the loop instead:
+ *
+ *   dec  %rdi ; jnz piece 0 ; ret       ; 48 ff cf, 0f 85 rel32, c3
+ *
+ * void f(uint64_t iters) is called at piece 0.  The bytes between pieces
+ * are never executed (zero, or int3 in xray__chain_bytes). */
+#define CHAIN_MAX_BYTES (1u << 30)
+
+static size_t
+piece_end(const struct xray_stmt *s, const struct xray__piece *p, int last)
+{
+  return (size_t) p->off + p->len / s->len * s->len
+      + (last ? XRAY__PIECE_END_BYTES : XRAY__PIECE_JUMP_BYTES);
+}
+
+static void
+put_rel32(unsigned char *at, size_t from_end, size_t to)
+{
+  int32_t rel = (int32_t) ((int64_t) to - (int64_t) from_end);
+
+  memcpy(at, &rel, 4);
+}
+
+struct chain_arg {
+  const struct xray_stmt *s;
+  const struct xray__piece *p;
+  size_t n;
+};
+
+static void
+fill_chain(unsigned char *buf, const void *arg)
+{
+  const struct chain_arg *a = arg;
+  size_t i, j, at;
+
+  for (i = 0; i < a->n; i++) {
+    at = (size_t) a->p[i].off;
+    for (j = 0; j < a->p[i].len / a->s->len; j++, at += a->s->len)
+      memcpy(buf + at, a->s->bytes, a->s->len);
+    if (i + 1 < a->n) {
+      buf[at] = 0xe9;
+      put_rel32(buf + at + 1, at + 5, (size_t) a->p[i + 1].off);
+    } else {
+      memcpy(buf + at, "\x48\xff\xcf\x0f\x85", 5);
+      put_rel32(buf + at + 5, at + 9, (size_t) a->p[0].off);
+      buf[at + 9] = 0xc3;
+    }
+  }
+}
+
+/* The buffer's size, or 0 with why if the pieces overlap or the chain is
+ * empty or too large. */
+static size_t
+chain_size(const struct chain_arg *a, char *err, size_t errlen)
+{
+  size_t i, j, total = 0;
+
+  if (a->n == 0) {
+    snprintf(err, errlen, "a chain needs at least one piece");
+    return 0;
+  }
+  for (i = 0; i < a->n; i++) {
+    size_t e = piece_end(a->s, &a->p[i], i + 1 == a->n);
+    if (a->p[i].off >= CHAIN_MAX_BYTES || e > CHAIN_MAX_BYTES) {
+      snprintf(err, errlen, "piece %zu ends past %u bytes", i, CHAIN_MAX_BYTES);
+      return 0;
+    }
+    total = e > total ? e : total;
+    for (j = 0; j < i; j++)
+      if (a->p[i].off < piece_end(a->s, &a->p[j], j + 1 == a->n) && a->p[j].off < e) {
+        snprintf(err, errlen, "pieces %zu and %zu overlap", j, i);
+        return 0;
+      }
+  }
+  return total;
+}
+
+int
+xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n,
+                  unsigned char **out, size_t *outlen, char *err, size_t errlen)
+{
+  struct chain_arg a = { s, p, n };
+  size_t total = chain_size(&a, err, errlen);
+
+  if (!total)
+    return -1;
+  if (!(*out = malloc(total))) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  memset(*out, 0xcc, total);
+  fill_chain(*out, &a);
+  *outlen = total;
+  return 0;
+}
+
+struct xray__machine_code *
+xray__chain_new(const struct xray_stmt *s, const struct xray__piece *p, size_t n, char *err,
+                size_t errlen)
+{
+  struct chain_arg a = { s, p, n };
+  struct xray__machine_code *k;
+  size_t total = chain_size(&a, err, errlen);
+
+  if (!total || !(k = exec_map(total, fill_chain, &a, err, errlen)))
+    return NULL;
+  k->end = (unsigned char *) k->mem + p[0].off;
+  k->stmt = s;
+  return k;
+}
+
+void
+xray__chain_run(const struct xray__machine_code *k, uint64_t iters)
+{
+  void (*fn)(uint64_t);
+  const void *entry = k->end;
+
+  memcpy(&fn, &entry, sizeof fn);
+  fn(iters);
 }
 
 void

@@ -1,6 +1,6 @@
 /* Unit tests of the engine's pieces on synthetic data: smoothing, step
  * detection, edge refinement, consensus, the simulated machine's spec
- * parser, the report formats, the generators. */
+ * parser, the report formats, the generators, the chains of code. */
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -261,6 +261,60 @@ test_gen(void)
   free(bytes);
 }
 
+/* A chain's bytes, read back: each piece's statements, then a jump to the
+ * next piece; the last ends the loop (dec, jnz to the first, ret).  On
+ * x86-64 the chain also runs. */
+static int32_t
+rel32(const unsigned char *p)
+{
+  int32_t r;
+
+  memcpy(&r, p, 4);
+  return r;
+}
+
+static void
+test_chain(void)
+{
+  const struct xray_stmt *s = xray__stmt_find("j16");
+  const struct xray__piece p[] = { { 8192, 40 }, { 64, 16 }, { 70000, 0 }, { 4096, 33 } };
+  unsigned char *b = NULL;
+  size_t len = 0, i, at;
+  char err[200] = "";
+  int good = 1;
+
+  tap_ok(xray__chain_bytes(s, p, 4, &b, &len, err, sizeof err) == 0, "a chain of 4 pieces: %s",
+         err[0] ? err : "encoded");
+  for (i = 0; b && i < 4; i++) {
+    at = (size_t) p[i].off + p[i].len / s->len * s->len;
+    good &= memcmp(b + p[i].off, s->bytes, p[i].len >= s->len ? s->len : 0) == 0;
+    if (i < 3)
+      good &= b[at] == 0xe9 && (int64_t) at + 5 + rel32(b + at + 1) == (int64_t) p[i + 1].off;
+    else
+      good &= memcmp(b + at, "\x48\xff\xcf\x0f\x85", 5) == 0
+          && (int64_t) at + 9 + rel32(b + at + 5) == (int64_t) p[0].off && b[at + 9] == 0xc3;
+  }
+  /* The buffer ends with the piece that ends last: the third's jump. */
+  good &= len == 70000 + XRAY__PIECE_JUMP_BYTES;
+  tap_ok(b && good,
+         "each piece's whole statements, then a jump to the next; the last loops to "
+         "the first");
+  free(b);
+  {
+    const struct xray__piece q[] = { { 0, 64 }, { 64, 16 }, { 60, 0 } };
+    tap_ok(xray__chain_bytes(s, q, 3, &b, &len, err, sizeof err) != 0 && strstr(err, "overlap"),
+           "overlapping pieces are refused: %s", err);
+  }
+  if (xray__machine_code_isa()) {
+    struct xray__machine_code *k = xray__chain_new(s, p, 4, err, sizeof err);
+    if (k)
+      xray__chain_run(k, 1000);
+    tap_ok(k != NULL, "the chain runs 1000 times and returns: %s", k ? "yes" : err);
+    xray__machine_code_free(k);
+  } else
+    tap_ok(1, "# SKIP no machine-code backend for this ISA");
+}
+
 /* A probe of the test's own that "measures" what no machine can have, as
  * a disturbed run or an emulator would: each such value must come out
  * unknown, with a reason, and the possible ones stay. */
@@ -325,7 +379,7 @@ test_invariants(void)
 int
 main(void)
 {
-  tap_plan(53);
+  tap_plan(57);
   test_smooth();
   test_steps();
   test_refine();
@@ -333,6 +387,7 @@ main(void)
   test_spec();
   test_report();
   test_gen();
+  test_chain();
   test_invariants();
   return tap_done();
 }
