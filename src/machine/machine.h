@@ -52,6 +52,15 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__are
 double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base);
 
+/* A chain of code pieces run as a loop (kernels.h: struct xray__piece),
+ * each of statements s: where they lie decides which cache sets and lines
+ * the loop's code takes. */
+struct xray__jchain {
+  const struct xray_stmt *s;
+  const struct xray__piece *p;
+  size_t n;
+};
+
 /* machine/machine.c: the interface every probe uses and every backend
  * (real/, sim/, replay/) implements. */
 struct xray__machine_ops {
@@ -60,6 +69,8 @@ struct xray__machine_ops {
   /* Cycles per statement of the C kernel c unrolled to n statements, and
    * its code bytes; NAN if impossible (see the machine's error). */
   double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
+  /* Cycles per piece of a chain of code pieces; NAN if impossible. */
+  double (*jchain)(xray_machine *m, const struct xray__jchain *c);
   /* Cycles per load of a pointer chase; NAN if impossible. */
   double (*chase)(xray_machine *m, const struct xray__chase *c);
   /* Compile the kernels c[0..n-1] together with the machine's compiler

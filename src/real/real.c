@@ -89,6 +89,33 @@ real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   return xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n / m->ticks_per_cycle;
 }
 
+static void
+run_chain(void *ctx, uint64_t iters)
+{
+  xray__chain_run(ctx, iters);
+}
+
+/* A chain is written for each call, in fresh pages: where its pieces lie
+ * is what the caller measures.  Its samples are gated by its statement's
+ * reference loop, like the loops of real_code. */
+static double
+real_jchain(xray_machine *base, const struct xray__jchain *c)
+{
+  struct real *m = (struct real *) base;
+  struct kind *kd = kind_for(m, c->s);
+  struct xray__machine_code *code;
+  struct xray__kernel k = { run_chain, NULL };
+  double ticks;
+
+  if (!kd || !(code = xray__chain_new(c->s, c->p, c->n, base->error, sizeof base->error)))
+    return NAN;
+  k.ctx = code;
+  run_chain(code, 2);
+  ticks = xray__measure(&m->sampler, &k, &kd->ref);
+  xray__machine_code_free(code);
+  return ticks / (double) c->n / m->ticks_per_cycle;
+}
+
 /* The C path: generated C compiled and run as a program.  Cycles come
  * from a dependent-add chain timed on the same path, once. */
 static double
@@ -400,10 +427,22 @@ real_unsure(const xray_machine *base, int *measured)
 }
 
 static const struct xray__machine_ops real_ops = {
-  .code = real_code, .ccode = real_ccode, .chase = real_chase, .kbuild = real_kbuild,
-  .ktime = real_ktime, .kinfo = real_kinfo, .clock = real_clock, .fma = real_fma,
-  .cpus = real_cpus, .pair = real_pair, .reset = real_reset, .free = real_free,
-  .os_view = real_os_view, .begin = real_begin, .unsure = real_unsure
+  .code = real_code,
+  .jchain = real_jchain,
+  .ccode = real_ccode,
+  .chase = real_chase,
+  .kbuild = real_kbuild,
+  .ktime = real_ktime,
+  .kinfo = real_kinfo,
+  .clock = real_clock,
+  .fma = real_fma,
+  .cpus = real_cpus,
+  .pair = real_pair,
+  .reset = real_reset,
+  .free = real_free,
+  .os_view = real_os_view,
+  .begin = real_begin,
+  .unsure = real_unsure,
 };
 
 /* Core clock: a chain of dependent adds, one cycle each.  Twenty bursts

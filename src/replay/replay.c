@@ -282,6 +282,13 @@ rp_code(xray_machine *m, const struct xray_stmt *s, size_t n)
 }
 
 static double
+rp_jchain(xray_machine *m, const struct xray__jchain *c)
+{
+  (void) c;
+  return none(m);
+}
+
+static double
 rp_ccode(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes)
 {
   (void) c, (void) n, (void) bytes;
@@ -374,10 +381,21 @@ rp_free(xray_machine *base)
 }
 
 static const struct xray__machine_ops replay_ops = {
-  .code = rp_code, .ccode = rp_ccode, .chase = rp_chase, .kbuild = rp_kbuild,
-  .ktime = rp_ktime, .kinfo = rp_kinfo, .clock = rp_clock, .fma = rp_fma,
-  .cpus = rp_cpus, .pair = rp_pair, .reset = rp_reset, .free = rp_free,
-  .os_view = rp_os_view, .recall = rp_recall
+  .code = rp_code,
+  .jchain = rp_jchain,
+  .ccode = rp_ccode,
+  .chase = rp_chase,
+  .kbuild = rp_kbuild,
+  .ktime = rp_ktime,
+  .kinfo = rp_kinfo,
+  .clock = rp_clock,
+  .fma = rp_fma,
+  .cpus = rp_cpus,
+  .pair = rp_pair,
+  .reset = rp_reset,
+  .free = rp_free,
+  .os_view = rp_os_view,
+  .recall = rp_recall,
 };
 
 xray_machine *
