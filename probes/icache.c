@@ -516,15 +516,21 @@ static int
 icache_run(xray_machine *m, xray_report *r)
 {
   xray_value *l1i = xray__report_param(r, "XRAY_L1I_SIZE", NULL, NULL);
+  xray_value *assoc = xray__report_param(r, "XRAY_L1I_ASSOC", NULL, NULL);
+  xray_value *line = xray__report_param(r, "XRAY_L1I_LINE", NULL, NULL);
   xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
   double l1[MAX_RUNS], up[MAX_RUNS], deadline;
   int clean[MAX_RUNS], n = 0, twice = 0;
   struct once o = { 0 };
 
-  if (!l1i || !uop)
+  if (!l1i || !uop || !assoc || !line)
     return -1;
   if (xray__machine_uses_c(m)) {
     icache_c(m, l1i, uop);
+    xray__value_unknown(assoc,
+                        "the portable C path cannot place code where the L1I's sets "
+                        "and lines show");
+    xray__value_unknown(line, assoc->reason);
     return 0;
   }
   /* Repeat in fresh code buffers until both values are confirmed.  A run
@@ -566,6 +572,8 @@ icache_run(xray_machine *m, xray_report *r)
   if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !twice)
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");
+  m->ops->reset(m);
+  xray__icache_geometry(m, l1i, assoc, line);
   return 0;
 }
 

@@ -27,4 +27,9 @@ int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct
 /* probes/ops.c: v's figure in nanoseconds too, where the clock is known. */
 void xray__value_ns(xray_machine *m, xray_value *v, double cycles);
 
+/* probes/icache-geometry.c: the L1I's ways and line size by timing chains
+ * of code pieces, resting on its measured capacity l1i. */
+void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *assoc,
+                           xray_value *line);
+
 #endif

@@ -130,8 +130,9 @@ sysfs_cache(int level, const char *type, const char *field)
 }
 
 #ifdef XRAY__HAVE_HWLOC
+/* The L1I's size, ways or line size (field 0, 1, 2) as hwloc gives it. */
 static double
-hwloc_l1i(void)
+hwloc_l1i(int field)
 {
   hwloc_topology_t t;
   hwloc_obj_t o;
@@ -143,7 +144,9 @@ hwloc_l1i(void)
   hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_load(t) == 0 && (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, NULL))
       && o->attr)
-    v = (double) o->attr->cache.size;
+    v = field == 0   ? (double) o->attr->cache.size
+        : field == 1 ? (double) o->attr->cache.associativity
+                     : (double) o->attr->cache.linesize;
   hwloc_topology_destroy(t);
   return v > 0 ? v : -1;
 }
@@ -370,33 +373,51 @@ isa_tlb(const char *name, double *v, char *src, size_t srclen)
   return 0;
 }
 
+/* XRAY_L1I_SIZE, _ASSOC, _LINE: hwloc, else sysfs, else sysconf. */
+static int
+l1i_read(const char *name, int live, double *v, char *src, size_t srclen)
+{
+  static const char *const names[] = { "XRAY_L1I_SIZE", "XRAY_L1I_ASSOC", "XRAY_L1I_LINE" };
+  static const char *const fields[] = { "size", "ways_of_associativity", "coherency_line_size" };
+  int f;
+
+  for (f = 0; f < 3 && strcmp(name, names[f]) != 0; f++)
+    ;
+  if (f == 3)
+    return -1;
+#ifdef XRAY__HAVE_HWLOC
+  if (live && (*v = hwloc_l1i(f)) > 0) {
+    snprintf(src, srclen, "hwloc");
+    return 0;
+  }
+#endif
+  if ((*v = sysfs_cache(1, "Instruction", fields[f])) > 0) {
+    snprintf(src, srclen, "sysfs");
+    return 0;
+  }
+#if defined(_SC_LEVEL1_ICACHE_SIZE) && defined(_SC_LEVEL1_ICACHE_ASSOC)                            \
+    && defined(_SC_LEVEL1_ICACHE_LINESIZE)
+  {
+    static const int sc[] = { _SC_LEVEL1_ICACHE_SIZE, _SC_LEVEL1_ICACHE_ASSOC,
+                              _SC_LEVEL1_ICACHE_LINESIZE };
+    long s = sysconf(sc[f]);
+    if (live && s > 0) {
+      *v = (double) s;
+      snprintf(src, srclen, "sysconf");
+      return 0;
+    }
+  }
+#endif
+  return -1;
+}
+
 int
 xray__os_read(const char *name, double *v, char *src, size_t srclen)
 {
   int live = !fsroot();
 
-  if (strcmp(name, "XRAY_L1I_SIZE") == 0) {
-#ifdef XRAY__HAVE_HWLOC
-    if (live && (*v = hwloc_l1i()) > 0) {
-      snprintf(src, srclen, "hwloc");
-      return 0;
-    }
-#endif
-    if ((*v = sysfs_cache(1, "Instruction", "size")) > 0) {
-      snprintf(src, srclen, "sysfs");
-      return 0;
-    }
-#ifdef _SC_LEVEL1_ICACHE_SIZE
-    {
-      long s = sysconf(_SC_LEVEL1_ICACHE_SIZE);
-      if (live && s > 0) {
-        *v = (double) s;
-        snprintf(src, srclen, "sysconf");
-        return 0;
-      }
-    }
-#endif
-  }
+  if (l1i_read(name, live, v, src, srclen) == 0)
+    return 0;
   if (sysfs_data_cache(name, v) == 0) {
     snprintf(src, srclen, "sysfs");
     return 0;

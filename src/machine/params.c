@@ -14,6 +14,8 @@
  * for the %s. */
 static const struct xray__param params[] = {
   { "XRAY_L1I_SIZE", "bytes", "L1 instruction cache capacity", "icache" },
+  { "XRAY_L1I_ASSOC", "ways", "L1 instruction cache associativity", "icache" },
+  { "XRAY_L1I_LINE", "bytes", "L1 instruction cache line size", "icache" },
   { "XRAY_UOP_CACHE_OPS", "ops", "decoded-op cache capacity (0: none found)", "icache" },
   { "XRAY_L1D_SIZE", "bytes", "L1 data cache capacity", "dcache" },
   { "XRAY_L1D_ASSOC", "ways", "L1 data cache associativity", "dcache" },

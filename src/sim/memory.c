@@ -321,6 +321,10 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
     return 0;
   if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
     *v = (double) m->l1i.size;
+  else if (strcmp(name, "XRAY_L1I_ASSOC") == 0 && m->have_l1i)
+    *v = (double) m->l1i.ways;
+  else if (strcmp(name, "XRAY_L1I_LINE") == 0 && m->have_l1i)
+    *v = (double) m->l1i.line;
   else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
     *v = (double) m->uop_ops;
   else if (strcmp(name, "XRAY_CACHE_LEVELS") == 0 && m->nlev)
