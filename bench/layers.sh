@@ -1,8 +1,9 @@
 #!/bin/sh
 # Calls between the engine's layers, from the symbols each object file
 # defines and uses (nm): one line per pair of layers, with the symbols.
-# A call that goes up the layering of HACKING (cli, probes, run, machine,
-# real/sim/replay, measure/kernels, isa) is marked UP; none should be.
+# A call that goes up the layering of HACKING (cli, probes, run,
+# real/sim/replay, machine/model, measure/kernels, isa) is marked UP;
+# none should be.
 # Run after make, from the build tree.
 #
 # Usage: bench/layers.sh
@@ -15,6 +16,7 @@ done | awk '
   BEGIN {
     rank["cli"] = 7; rank["probes"] = 6; rank["run"] = 5; rank["real"] = 4; rank["sim"] = 4
     rank["replay"] = 4; rank["machine"] = 3; rank["measure"] = 2; rank["kernels"] = 2
+    rank["model"] = 3
     rank["isa"] = 1
   }
   $1 == "def" { where[$3] = $2 }
@@ -26,7 +28,7 @@ done | awk '
       k = ul[i] " -> " d
       if (!(k in seen)) { seen[k] = ""; keys[++nk] = k }
       if (index(seen[k] " ", " " us[i] " ") == 0) seen[k] = seen[k] " " us[i]
-      if (rank[d] > rank[ul[i]] || (rank[d] == rank[ul[i]] && (d == "real" || d == "sim" || d == "replay" || d == "measure" || d == "kernels"))) up[k] = 1
+      if (rank[d] > rank[ul[i]] || (rank[d] == rank[ul[i]] && (d == "real" || d == "sim" || d == "replay" || d == "measure" || d == "kernels" || d == "model"))) up[k] = 1
     }
     for (i = 1; i <= nk; i++)
       printf "%-4s %-20s%s\n", (keys[i] in up) ? "UP" : "", keys[i], seen[keys[i]]

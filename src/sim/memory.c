@@ -1,151 +1,11 @@
-/* The simulated machine's memory side (see sim.c): set-associative caches
- * and TLBs, physical placement, the neighbour, and the loads of a chase. */
+/* The simulated machine's memory side (see sim.c): its caches and TLBs
+ * (made of model/cache.c), physical placement, the neighbour, and the
+ * loads of a chase. */
 #include "sim.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* --- the cache ---------------------------------------------------------- */
-
-static void
-cache_reset(struct cache *c)
-{
-  unsigned long i;
-
-  for (i = 0; i < c->sets * c->ways; i++) {
-    c->tag[i] = ~0UL;
-    c->age[i] = 0;
-  }
-  c->clock = 0;
-}
-
-int
-xray__simcache_init(struct cache *c)
-{
-  c->sets = c->size / (c->ways * c->line);
-  c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
-  c->age = malloc(c->sets * c->ways * sizeof *c->age);
-  if (!c->tag || !c->age)
-    return -1;
-  c->rng = 0x9e3779b97f4a7c15u;
-  cache_reset(c);
-  return 0;
-}
-
-/* Tree-PLRU over the next power of two >= ways; node k of the tree is bit
- * k of one 64-bit word per set (ways <= 64).  A set bit means the right
- * half was used last, so the victim search goes left; leaves beyond `ways`
- * are never chosen. */
-static unsigned long
-plru_victim(uint64_t bits, unsigned long ways)
-{
-  unsigned long n = 1, node = 1, lo = 0, span;
-
-  while (n < ways)
-    n <<= 1;
-  for (span = n; span > 1;) {
-    span >>= 1;
-    if (!((bits >> node) & 1) && lo + span < ways) {
-      lo += span;
-      node = 2 * node + 1;
-    } else
-      node = 2 * node;
-  }
-  return lo;
-}
-
-static uint64_t
-plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
-{
-  unsigned long n = 1, node = 1, lo = 0, span;
-
-  while (n < ways)
-    n <<= 1;
-  for (span = n; span > 1;) {
-    span >>= 1;
-    if (way >= lo + span) {
-      bits |= UINT64_C(1) << node;
-      lo += span;
-      node = 2 * node + 1;
-    } else {
-      bits &= ~(UINT64_C(1) << node);
-      node = 2 * node;
-    }
-  }
-  return bits;
-}
-
-/* Access one line address; returns 1 on a miss (the line is then
- * allocated), and in *evicted (if not NULL) the line it displaced, or ~0. */
-int
-xray__simcache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted)
-{
-  unsigned long set = lineaddr % c->sets, w, victim = 0;
-  unsigned long *tag = c->tag + set * c->ways;
-  uint64_t *age = c->age + set * c->ways;
-
-  c->clock++;
-  if (evicted)
-    *evicted = ~0UL;
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == lineaddr) {
-      if (c->policy == POL_PLRU)
-        age[0] = plru_touch(age[0], c->ways, w);
-      else
-        age[w] = c->clock;
-      return 0;
-    }
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == ~0UL)
-      break;
-  if (w < c->ways)
-    victim = w;
-  else if (c->policy == POL_LRU) {
-    for (w = 1; w < c->ways; w++)
-      if (age[w] < age[victim])
-        victim = w;
-  } else if (c->policy == POL_PLRU)
-    victim = plru_victim(age[0], c->ways);
-  else
-    victim = xray__rand(&c->rng) % c->ways;
-  if (evicted)
-    *evicted = tag[victim];
-  tag[victim] = lineaddr;
-  if (c->policy == POL_PLRU)
-    age[0] = plru_touch(age[0], c->ways, victim);
-  else
-    age[victim] = c->clock;
-  return 1;
-}
-
-void
-xray__simcache_invalidate(struct cache *c, unsigned long lineaddr)
-{
-  unsigned long set = lineaddr % c->sets, w;
-  unsigned long *tag = c->tag + set * c->ways;
-
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == lineaddr)
-      tag[w] = ~0UL;
-}
-
-/* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
-double
-xray__simcache_sweep_misses(struct cache *c, unsigned long first, unsigned long last)
-{
-  unsigned long a, misses = 0;
-  int pass;
-
-  cache_reset(c);
-  for (pass = 0; pass < 5; pass++)
-    for (a = first; a <= last; a++) {
-      int m = xray__simcache_access(c, a, NULL);
-      if (pass >= 2)
-        misses += (unsigned long) m;
-    }
-  return misses / 3.0;
-}
 
 /* --- the data side ------------------------------------------------------- */
 
@@ -216,13 +76,13 @@ fill(struct sim *m, uint64_t pa)
 
   for (i = 0; i < m->nlev; i++) {
     unsigned long ev;
-    if (!xray__simcache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
+    if (!xray__cache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
       break;
     if (m->inclusive && i > 0 && ev != ~0UL)
       for (j = 0; j < i; j++) {
         unsigned long a = ev * m->lev[i].line, e = a + m->lev[i].line;
         for (; a < e; a += m->lev[j].line)
-          xray__simcache_invalidate(&m->lev[j], a / m->lev[j].line);
+          xray__cache_invalidate(&m->lev[j], a / m->lev[j].line);
       }
   }
   /* An inclusive level that hit still refreshes nothing below: the lines
@@ -239,11 +99,11 @@ load(struct sim *m, uint64_t va, int huge)
 
   if (m->ntlb) {
     uint64_t page = huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : va / m->tlb[0].line;
-    if (xray__simcache_access(&m->tlb[0], (unsigned long) page, NULL)) {
+    if (xray__cache_access(&m->tlb[0], (unsigned long) page, NULL)) {
       if (m->ntlb > 1) {
         uint64_t p2 = huge ? page : va / m->tlb[1].line;
         cyc += m->tlbpen;
-        if (xray__simcache_access(&m->tlb[1], (unsigned long) p2, NULL))
+        if (xray__cache_access(&m->tlb[1], (unsigned long) p2, NULL))
           cyc += m->walk;
       } else
         cyc += m->walk;
@@ -254,10 +114,10 @@ load(struct sim *m, uint64_t va, int huge)
   /* The neighbour's loads, at the shared level, to lines of its own. */
   if (m->tenant && hit >= m->tenant)
     for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1) {
-      struct cache *t = &m->lev[m->tenant];
+      struct xray__cache *t = &m->lev[m->tenant];
       unsigned long lines = 8 * (t->size / t->line);
-      xray__simcache_access(t, (unsigned long) ((UINT64_C(1) << 52) / t->line
-                                       + xray__rand(&m->trng) % lines), NULL);
+      xray__cache_access(
+          t, (unsigned long) ((UINT64_C(1) << 52) / t->line + xray__rand(&m->trng) % lines), NULL);
     }
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
   if (m->pf_next && hit > 0)
@@ -347,7 +207,7 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
     *v = m->walk + (m->ntlb > 1 ? m->tlbpen : 0);
   else if ((sscanf(name, "XRAY_L%dD_%15s", &lv, field) == 2 && lv == 1)
            || (sscanf(name, "XRAY_L%d_%15s", &lv, field) == 2 && lv >= 2)) {
-    const struct cache *c;
+    const struct xray__cache *c;
     if (lv > m->nlev)
       return -1;
     c = &m->lev[lv - 1];
@@ -366,26 +226,17 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
   return 0;
 }
 
-static void
-cache_free(struct cache *c)
-{
-  free(c->tag);
-  free(c->age);
-  c->tag = NULL;
-  c->age = NULL;
-}
-
 void
 xray__sim_free(xray_machine *base)
 {
   struct sim *m = (struct sim *) base;
   int i;
 
-  cache_free(&m->l1i);
+  xray__cache_free(&m->l1i);
   for (i = 0; i < MAX_LEVELS; i++)
-    cache_free(&m->lev[i]);
-  cache_free(&m->tlb[0]);
-  cache_free(&m->tlb[1]);
+    xray__cache_free(&m->lev[i]);
+  xray__cache_free(&m->tlb[0]);
+  xray__cache_free(&m->tlb[1]);
   free(m->pmap.key);
   free(m->pmap.val);
   xray__sim_core_free(&m->cpu);

@@ -84,7 +84,7 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
     return NAN;
   }
 
-  misses = xray__simcache_sweep_misses(&m->l1i, first, last);
+  misses = xray__cache_sweep_misses(&m->l1i, first, last);
   lines = (double) (last - first + 1);
   if (uop_holds(m, s, n, ops) && (m->uop_excl || misses == 0))
     cyc = ops / m->fetch[0];
@@ -114,7 +114,7 @@ chain_pass(struct sim *m, const struct xray__jchain *c, double *cyc)
     unsigned long a = (base + c->p[i].off) / line, b = (base + c->p[i].off + bytes - 1) / line;
     double ops = (double) (k * c->s->ops) + 1;
     for (; a <= b; a++)
-      misses += xray__simcache_access(&m->l1i, a, NULL);
+      misses += xray__cache_access(&m->l1i, a, NULL);
     /* Decoders and fetch as in sim_code, and a taken jump ends each
      * piece's fetch: at least a cycle a piece. */
     t += fmax(1, fmax(ops / m->fetch[1], (double) bytes / m->fetch[2]));
@@ -295,11 +295,11 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->walk = 30;
   bad = xray__sim_parse(m, spec, err, errlen);
   if (!bad && m->have_l1i)
-    bad = xray__simcache_init(&m->l1i);
+    bad = xray__cache_init(&m->l1i);
   for (i = 0; !bad && i < m->nlev; i++)
-    bad = xray__simcache_init(&m->lev[i]);
+    bad = xray__cache_init(&m->lev[i]);
   for (i = 0; !bad && i < m->ntlb; i++)
-    bad = xray__simcache_init(&m->tlb[i]);
+    bad = xray__cache_init(&m->tlb[i]);
   if (bad) {
     if (!err[0])
       snprintf(err, errlen, "out of memory");

@@ -4,18 +4,7 @@
 #define XRAY__SIM_H
 
 #include "xray-internal.h"
-
-enum { POL_LRU, POL_PLRU, POL_RANDOM };
-
-struct cache {
-  unsigned long size, ways, line, sets;
-  int policy;
-  double lat;                   /* cycles for a hit (data levels) */
-  unsigned long *tag;           /* sets * ways, ~0 = invalid */
-  uint64_t *age;                /* LRU stamps; PLRU: tree bits in age[set*ways] */
-  unsigned long clock;
-  uint64_t rng;
-};
+#include "model/cache.h"
 
 #define MAX_LEVELS 4
 
@@ -26,13 +15,13 @@ struct pmap {                   /* virtual page -> random physical page */
 
 struct sim {
   struct xray_machine base;
-  struct cache l1i;
+  struct xray__cache l1i;
   int have_l1i;
-  struct cache lev[MAX_LEVELS]; /* data levels, L1D first */
+  struct xray__cache lev[MAX_LEVELS]; /* data levels, L1D first */
   int nlev;
   double mem;
   int inclusive;
-  struct cache tlb[2];
+  struct xray__cache tlb[2];
   int ntlb;
   double tlbpen, walk;
   unsigned long colour;         /* physical page size; 0: identity */
@@ -57,10 +46,6 @@ struct sim {
 };
 
 /* memory.c */
-int xray__simcache_init(struct cache *c);
-int xray__simcache_access(struct cache *c, unsigned long lineaddr, unsigned long *evicted);
-void xray__simcache_invalidate(struct cache *c, unsigned long lineaddr);
-double xray__simcache_sweep_misses(struct cache *c, unsigned long first, unsigned long last);
 double xray__sim_chase(xray_machine *base, const struct xray__chase *c);
 void xray__sim_free(xray_machine *base);
 void xray__sim_reset(xray_machine *base);

@@ -91,7 +91,7 @@ parse_size(const char *s, const char *what, unsigned long *out, char *err, size_
  * that fit, no more lines than the simulator takes, whole sets.  0, or
  * -1 with err. */
 static int
-check_geometry(struct cache *c, const char *level, int tlb, char *err, size_t errlen)
+check_geometry(struct xray__cache *c, const char *level, int tlb, char *err, size_t errlen)
 {
   if (c->line & (c->line - 1) || c->line < (tlb ? 1024 : 8)) {
     snprintf(err, errlen, "%s %s: %lu is not a power of two of at least %d", level,
@@ -133,11 +133,11 @@ check_geometry(struct cache *c, const char *level, int tlb, char *err, size_t er
 
 /* The replacement policy name (NULL: LRU) into c; 0, or -1 with err. */
 static int
-parse_policy(const char *name, const char *level, struct cache *c, char *err, size_t errlen)
+parse_policy(const char *name, const char *level, struct xray__cache *c, char *err, size_t errlen)
 {
   size_t i;
 
-  c->policy = POL_LRU;
+  c->policy = XRAY__POL_LRU;
   if (name) {
     for (i = 0; i < sizeof policies / sizeof *policies; i++)
       if (strcmp(name, policies[i]) == 0)
@@ -148,7 +148,7 @@ parse_policy(const char *name, const char *level, struct cache *c, char *err, si
     }
     c->policy = (int) i;
   }
-  if (c->policy == POL_PLRU && c->ways > 64) {
+  if (c->policy == XRAY__POL_PLRU && c->ways > 64) {
     snprintf(err, errlen, "%s: tree-PLRU is simulated up to 64 ways, not %lu", level, c->ways);
     return -1;
   }
@@ -159,7 +159,7 @@ parse_policy(const char *name, const char *level, struct cache *c, char *err, si
  * most SIZE_LIMIT, and a TLB's entries times its page no more either, so
  * that no product wraps. */
 static int
-parse_geometry(char *val, const char *level, struct cache *c, int data, int tlb, char *err,
+parse_geometry(char *val, const char *level, struct xray__cache *c, int data, int tlb, char *err,
                size_t errlen)
 {
   char *f[6] = { 0 };

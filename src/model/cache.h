@@ -1,0 +1,31 @@
+/* model/cache.c: xray's own cache simulator (see there). */
+#ifndef XRAY__MODEL_CACHE_H
+#define XRAY__MODEL_CACHE_H
+
+#include <stdint.h>
+
+enum { XRAY__POL_LRU, XRAY__POL_PLRU, XRAY__POL_RANDOM };
+
+struct xray__cache {
+  unsigned long size, ways, line, sets;
+  int policy;
+  double lat; /* cycles for a hit (the simulated data levels) */
+  unsigned long *tag; /* sets * ways, ~0 = invalid */
+  uint64_t *age; /* LRU stamps; PLRU: tree bits in age[set*ways] */
+  unsigned long clock;
+  uint64_t rng;
+};
+
+/* Allocate for size, ways and line (sets follow) and empty it; -1 without
+ * memory. */
+int xray__cache_init(struct xray__cache *c);
+void xray__cache_reset(struct xray__cache *c);
+void xray__cache_free(struct xray__cache *c);
+/* Access one line address; 1 on a miss (the line is then allocated), and
+ * in *evicted (if not NULL) the line it displaced, or ~0. */
+int xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted);
+void xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr);
+/* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
+double xray__cache_sweep_misses(struct xray__cache *c, unsigned long first, unsigned long last);
+
+#endif
