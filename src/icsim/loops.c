@@ -29,7 +29,7 @@ dominators(const struct xray__icprog *p, const struct xray__icfunc *fn, size_t w
       memset(nd, 0xff, w * sizeof *nd);
       for (j = 0; j < n; j++) {
         const struct xray__icblock *b = &p->b[fn->first + j];
-        if (b->succ[0] == (int) i || b->succ[1] == (int) i) {
+        if (b->succ[0] == (int) (fn->first + i) || b->succ[1] == (int) (fn->first + i)) {
           for (k = 0; k < w; k++)
             nd[k] &= dom[j * w + k];
           any = 1;
@@ -64,7 +64,8 @@ func_loops(const struct xray__icprog *p, size_t f, uint64_t ***loops, size_t **h
   dominators(p, fn, w, dom, nd);
   for (i = 0; i < n; i++)
     for (k = 0; k < 2; k++) {
-      int h = p->b[fn->first + i].succ[k];
+      /* Successors are the program's block numbers: local ones here. */
+      int h = p->b[fn->first + i].succ[k] < 0 ? -1 : p->b[fn->first + i].succ[k] - (int) fn->first;
       if (h < 0 || !bit(dom + i * w, (size_t) h))
         continue;
       /* A back edge i -> h: the loop holds h and what reaches i without
@@ -90,7 +91,8 @@ func_loops(const struct xray__icprog *p, size_t f, uint64_t ***loops, size_t **h
         size_t v = stack[--top], u;
         for (u = 0; u < n; u++) {
           const struct xray__icblock *b = &p->b[fn->first + u];
-          if ((b->succ[0] == (int) v || b->succ[1] == (int) v) && !bit(out[j], u))
+          if ((b->succ[0] == (int) (fn->first + v) || b->succ[1] == (int) (fn->first + v))
+              && !bit(out[j], u))
             set_bit(out[j], u), stack[top++] = u;
         }
       }

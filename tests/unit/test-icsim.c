@@ -249,6 +249,24 @@ calls(void)
   xray__icsim_free(&s);
   all_caches(&g, "calls in a loop");
 
+  /* A loop in a function that is not the first: its blocks are numbered
+   * after main's. */
+  memset(&g, 0, sizeof g);
+  block(&g, 0x10000, 4, 4, 1, -1, 1, NULL);
+  block(&g, 0x10010, 4, 4, -1, -1, -1, NULL);
+  func(&g, "main", 0);
+  block(&g, 0x14000, 4, 4, 3, -1, -1, NULL);
+  block(&g, 0x14010, 30, 4, 4, 3, -1, loop10);
+  block(&g, 0x14088, 4, 4, -1, -1, -1, NULL);
+  func(&g, "foo", 2);
+  run(&g, 4096, 2, 64, &res, &s);
+  tap_ok(s.nloops == 1 && s.loop[0].header == s.inst[1].base + 1
+             && refs_are(&s, s.inst[1].base + 1, s.inst[1].base + 2, H | F),
+         "a loop in a called function: found (%zu loops), its references hit or first-miss",
+         s.nloops);
+  xray__icsim_free(&s);
+  all_caches(&g, "a loop in a callee");
+
   /* f and g a way (1 KB) apart, called in turn 50 times; main's line in
    * another set. */
   memset(&g, 0, sizeof g);
@@ -394,7 +412,7 @@ main(int argc, char **argv)
     speed(atof(argv[1]));
     return 0;
   }
-  tap_plan(3 * 3 + 3 + 4 + 3);
+  tap_plan(3 * 3 + 3 + 3 + 4 + 3);
   known_answers();
   calls();
   random_programs();
