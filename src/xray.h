@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 2
+#define XRAY_API_VERSION 3
 
 const char *xray_version(void);
 
@@ -154,6 +154,25 @@ const xray_probe *xray_probe_find(const char *name);
 const xray_probe *xray_probe_at(size_t i);      /* NULL past the last */
 /* Runs one probe, adds its values, fills the OS view; 0 on success. */
 int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
+
+/* --- static instruction-cache simulation (API version 3) ----------------- */
+
+/* Mueller and Whalley's static cache simulation of the machine code of
+ * FILE (an ELF object or executable, x86-64 or AArch64; needs xray built
+ * with Capstone and libelf): for each function named (every function FILE
+ * defines if n is 0), with the functions it calls in FILE, each loop's
+ * references categorised always-hit, always-miss, first-miss or conflict
+ * at the loop's level for an LRU cache of size bytes, ways and line bytes,
+ * and whether the loop fits (no reference of it misses after its first
+ * iteration), written to f as text or JSON.  0, or -1 with why. */
+int xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n,
+               unsigned long size, unsigned long ways, unsigned long line, int json, char *err,
+               size_t errlen);
+/* 1 if every innermost loop of function (and of what it calls in file)
+ * fits such a cache, at every placement the link may give an object
+ * file's code; 0 if one does not; -1 with why. */
+int xray_icsim_fits(const char *file, const char *function, unsigned long size, unsigned long ways,
+                    unsigned long line, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
 /* xray: measure hardware parameters with the X-Ray micro-benchmarks. */
+#include "cli/cli.h"
 #include "xray.h"
 
 #include <errno.h>
@@ -468,6 +469,9 @@ main(int argc, char **argv)
   size_t i;
   int run, rc = 0;
 
+  /* A command of its own: static I-cache simulation of a file. */
+  if (argc > 1 && strcmp(argv[1], "icsim") == 0)
+    return xray_cli_icsim(argc - 1, argv + 1, prog);
   parse_args(argc, argv, &s);
   check_args(&s);
 

@@ -114,4 +114,25 @@ int xray__icsim_static(struct xray__icsim *s, const struct xray__icpath *path,
 int xray__icsim_trace(struct xray__icsim *s, const struct xray__icpath *path,
                       struct xray__ictotals *t);
 
+/* elf.c: the program around function func of an ELF file's machine code
+ * (x86-64, AArch64), read with libelf and Capstone: func is the root, and
+ * every function of the file it calls directly is in it.  0, or -1 with
+ * why (no such file or function, not ELF, another ISA, or xray built
+ * without Capstone and libelf). */
+struct xray__icread {
+  struct xray__icprog prog;
+  struct xray__icblock *b;
+  struct xray__icfunc *f;
+  uint64_t *insn;
+  size_t nb, nf, ninsn;
+  int relocatable; /* an object file: addresses are offsets in sections */
+  char notes[400]; /* what was not followed: indirect jumps and calls, calls
+                     * out of the file */
+};
+int xray__icsim_read(const char *file, const char *func, struct xray__icread *r, char *err,
+                     size_t errlen);
+void xray__icsim_read_free(struct xray__icread *r);
+/* The names of the functions file defines (strings and array malloc'd). */
+int xray__icsim_functions(const char *file, char ***names, size_t *n, char *err, size_t errlen);
+
 #endif
