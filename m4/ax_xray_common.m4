@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 7
+#serial 8
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -54,8 +54,8 @@ else
 fi
 AS_IF([test -f "$ax_xray_dir/src/xray.h" && test -f "$ax_xray_dir/src/engine.list"], [],
       [AS_CASE([$ax_xray_dir], [@*@],
-               [AC_MSG_WARN([xray's engine location is unknown: these macros were not installed by xray's 'make install'; use AX_XRAY_INIT([DIR]) or set XRAY_ENGINE_DIR])],
-               [AC_MSG_WARN([xray's engine sources are not in '$ax_xray_dir'; use AX_XRAY_INIT([DIR]) or set XRAY_ENGINE_DIR])])
+               [AC_MSG_WARN([xray's engine location is unknown: these macros were not installed by xray's 'make install'; use AX_XRAY_@&t@INIT(@<:@DIR@:>@) or set XRAY_ENGINE_DIR])],
+               [AC_MSG_WARN([xray's engine sources are not in '$ax_xray_dir'; use AX_XRAY_@&t@INIT(@<:@DIR@:>@) or set XRAY_ENGINE_DIR])])
        ax_xray_dir=])
 ])
 

@@ -1,5 +1,7 @@
 /* xray: measure hardware parameters with the X-Ray micro-benchmarks. */
+#ifdef XRAY__WITH_ICSIM
 #include "cli/cli.h"
+#endif
 #include "xray.h"
 
 #include <errno.h>
@@ -469,9 +471,12 @@ main(int argc, char **argv)
   size_t i;
   int run, rc = 0;
 
-  /* A command of its own: static I-cache simulation of a file. */
+#ifdef XRAY__WITH_ICSIM
+  /* A command of its own: static I-cache simulation of a file (not in
+   * the macros' engine, xray-probe, which builds this file alone). */
   if (argc > 1 && strcmp(argv[1], "icsim") == 0)
     return xray_cli_icsim(argc - 1, argv + 1, prog);
+#endif
   parse_args(argc, argv, &s);
   check_args(&s);
 
