@@ -91,8 +91,17 @@ ax_xray_code_fits ()
      ! ax_xray_valid "" "$ax_xray_l"; then
     echo "unknown (the L1I's size, ways or line size is not established here: set them with --with-xray-l1i-size, -assoc and -line)"; return
   fi
-  # A capacity measured within 3 %: the sets follow from ways and line.
-  ax_xray_s=`expr \( $ax_xray_s + $ax_xray_w \* $ax_xray_l / 2 \) / \( $ax_xray_w \* $ax_xray_l \) \* $ax_xray_w \* $ax_xray_l`
+  # A capacity measured within 3 %: the sets follow from ways and line,
+  # a power of two where one is that close (every L1I we know).
+  ax_xray_way=`expr $ax_xray_w \* $ax_xray_l`
+  ax_xray_p=1
+  while test `expr 2 \* $ax_xray_p \* $ax_xray_way` -le `expr $ax_xray_s + $ax_xray_s / 32`; do
+    ax_xray_p=`expr 2 \* $ax_xray_p`
+  done
+  if test `expr $ax_xray_p \* $ax_xray_way` -lt `expr $ax_xray_s - $ax_xray_s / 32`; then
+    ax_xray_p=`expr \( $ax_xray_s + $ax_xray_way / 2 \) / $ax_xray_way`
+  fi
+  ax_xray_s=`expr $ax_xray_p \* $ax_xray_way`
   ax_xray_icsim_build
   if test -z "$ax_xray_icsim"; then
     echo "unknown (xray's static simulator cannot be built here: it needs Capstone and libelf, libcapstone-dev and libelf-dev on Debian; see config.log)"; return

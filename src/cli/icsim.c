@@ -92,10 +92,15 @@ measure_l1i(const char *prog, const char *simulate, unsigned long g[3])
     } else
       g[i] = (unsigned long) xray_value_number(v);
   }
-  if (rc == 0 && g[0] % (g[1] * g[2]) != 0) {
-    /* A capacity measured within 3 %: the sets follow from ways and line. */
-    unsigned long sets = (g[0] + g[1] * g[2] / 2) / (g[1] * g[2]);
-    g[0] = sets * g[1] * g[2];
+  if (rc == 0) {
+    /* A capacity measured within 3 %: the sets follow from ways and line,
+     * a power of two where one is that close (every L1I we know). */
+    unsigned long way = g[1] * g[2], sets = (g[0] + way / 2) / way, p = 1;
+    while (2 * p * way <= g[0] + g[0] / 32)
+      p *= 2;
+    g[0] = (p * way >= g[0] - g[0] / 32 ? p : sets ? sets : 1) * way;
+    fprintf(stderr, "%s icsim: the L1I as measured here: %lu bytes, %lu ways, %lu-byte lines\n",
+            prog, g[0], g[1], g[2]);
   }
   xray_report_free(r);
   xray_machine_free(m);
