@@ -10,14 +10,14 @@
  *    (Theorem 1); at smaller strides they spread over W/S sets and C/S of
  *    them fit.  X-Ray's Fig. 8 doubles S until the limit stops falling:
  *    the ways are that limit and the span the stride where it was first
- *    reached, and the limit at half the span must be twice as large.  A x W
- *    must give back the capacity the icache probe measured.  The pieces
- *    are long (C/16 bytes, shorter if that is more than a way), and their
- *    code runs at one taken jump a cycle from an op cache or from the
- *    decoders alike: an op cache that serves short pieces or fast code
- *    without the L1I holds its own number of them in a set.  Another kind
- *    of code (which an op cache does serve faster), or the OS on hardware,
- *    is the second view.
+ *    reached, and the limit at half the span must be about twice as
+ *    large.  A x W must give back the capacity the icache probe measured.
+ *    The pieces are long (C/16 bytes, shorter if that is more than a
+ *    way), and their code runs at one taken jump a cycle from an op cache
+ *    or from the decoders alike: an op cache that serves short pieces or
+ *    fast code without the L1I holds its own number of them in a set.
+ *    Another kind of code (which an op cache does serve faster), or the
+ *    OS on hardware, is the second view.
  *  - Line.  X-Ray's block-size experiment: 2j one-statement pieces a way
  *    apart, j of them (half, or every other one) moved by s bytes.  The
  *    whole set is not compact, each half is; the chain becomes compact
@@ -54,7 +54,7 @@ struct geo {
   xray_machine *m;
   const struct xray_stmt *s;
   double c; /* the measured L1I capacity */
-  uint64_t big; /* a power of two >= c */
+  uint64_t big; /* the power of two nearest c: a multiple of any way span */
   struct xray__piece p[2 * KMAX];
   int failed; /* a draw could not be timed: m->error says why */
   double deadline; /* where measurements take real time: the budget */

@@ -36,6 +36,12 @@ add_instance(struct xray__icsim *s, size_t func, int parent, size_t site, size_t
   size_t me = s->ninst, i;
   int a;
 
+  if (s->ninst >= 10000) {
+    snprintf(s->error, sizeof s->error,
+             "more than 10000 function instances: the call tree under "
+             "the root is too large to analyse; name a function nearer the leaves");
+    return -1;
+  }
   if (depth > 64) {
     snprintf(s->error, sizeof s->error, "calls nest deeper than 64 (recursion through %s?)",
              f->name);
@@ -130,64 +136,81 @@ make_nodes(struct xray__icsim *s)
 
 /* --- program lines and references ------------------------------------ */
 
+/* Program line ids by line address: open addressing in hash (cap a power
+ * of two, entries id + 1, 0 empty). */
 static size_t
-line_id(struct xray__icsim *s, uint64_t addr)
+line_id(struct xray__icsim *s, size_t *hash, size_t cap, uint64_t addr)
+{
+  size_t h = (size_t) ((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
+
+  while (hash[h] && s->line_addr[hash[h] - 1] != addr)
+    h = (h + 1) & (cap - 1);
+  if (!hash[h]) {
+    s->line_addr[s->nlines] = addr;
+    hash[h] = ++s->nlines;
+  }
+  return hash[h] - 1;
+}
+
+/* Instructions of block b touching line address a, the lines taken in
+ * ascending order: *first is the first instruction not wholly before a. */
+static size_t
+insns_on(const struct xray__icsim *s, const struct xray__icblock *b, uint64_t a, size_t *first)
 {
   size_t i;
 
-  for (i = 0; i < s->nlines; i++)
-    if (s->line_addr[i] == addr)
-      return i;
-  s->line_addr[s->nlines] = addr;
-  return s->nlines++;
-}
-
-/* Instructions of block b touching line address a. */
-static size_t
-insns_on(const struct xray__icsim *s, const struct xray__icblock *b, uint64_t a)
-{
-  size_t i, k = 0;
-
-  for (i = 0; i < b->ninsn; i++) {
-    uint64_t from = b->insn[i], to = i + 1 < b->ninsn ? b->insn[i + 1] : b->end;
-    k += from / s->line <= a && (to - 1) / s->line >= a;
-  }
-  return k;
+  while (*first < b->ninsn
+         && ((*first + 1 < b->ninsn ? b->insn[*first + 1] : b->end) - 1) / s->line < a)
+    (*first)++;
+  for (i = *first; i < b->ninsn && b->insn[i] / s->line <= a; i++)
+    ;
+  return i - *first;
 }
 
 static int
 make_refs(struct xray__icsim *s)
 {
   const struct xray__icprog *p = s->p;
-  size_t n, cap = 0, lcap = 0;
+  size_t n, cap = 0, lcap = 0, hcap = 64, *hash;
 
   for (n = 0; n < p->nb; n++)
     if (p->b[n].ninsn)
       lcap += (size_t) ((p->b[n].end - 1) / s->line - p->b[n].insn[0] / s->line + 1);
+  while (hcap < 2 * lcap)
+    hcap *= 2;
   s->line_addr = malloc((lcap + 1) * sizeof *s->line_addr);
   s->node_ref = malloc((s->nnodes + 1) * sizeof *s->node_ref);
-  if (!s->line_addr || !s->node_ref)
+  hash = calloc(hcap, sizeof *hash);
+  if (!s->line_addr || !s->node_ref || !hash) {
+    free(hash);
     return -1;
+  }
   for (n = 0; n < s->nnodes; n++) {
     const struct xray__icblock *b = &p->b[s->node_block[n]];
     uint64_t a;
+    size_t first = 0;
     s->node_ref[n] = s->nrefs;
     if (!b->ninsn)
       continue;
     for (a = b->insn[0] / s->line; a <= (b->end - 1) / s->line; a++) {
       if (s->nrefs == cap) {
-        cap = 2 * cap + 64;
-        if (!(s->ref = realloc(s->ref, cap * sizeof *s->ref)))
+        struct xray__icref *r = realloc(s->ref, (2 * cap + 64) * sizeof *s->ref);
+        if (!r) {
+          free(hash);
           return -1;
+        }
+        s->ref = r;
+        cap = 2 * cap + 64;
       }
       memset(&s->ref[s->nrefs], 0, sizeof *s->ref);
       s->ref[s->nrefs].node = n;
-      s->ref[s->nrefs].line = line_id(s, a);
-      s->ref[s->nrefs].insns = insns_on(s, b, a);
+      s->ref[s->nrefs].line = line_id(s, hash, hcap, a);
+      s->ref[s->nrefs].insns = insns_on(s, b, a, &first);
       s->nrefs++;
     }
   }
   s->node_ref[s->nnodes] = s->nrefs;
+  free(hash);
   return 0;
 }
 
@@ -443,6 +466,22 @@ out:
   return rc;
 }
 
+/* The states take a byte per block instance and program line, twice:
+ * beyond MAX_STATE_BYTES the program is refused, with its size. */
+#define MAX_STATE_BYTES (UINT64_C(1) << 30)
+
+static int
+too_large(struct xray__icsim *s)
+{
+  if ((uint64_t) s->nnodes * s->nlines * 2 <= MAX_STATE_BYTES)
+    return 0;
+  snprintf(s->error, sizeof s->error,
+           "too large to analyse: %zu block instances and %zu program lines (its cache states "
+           "would take more than 1 GB); name fewer functions",
+           s->nnodes, s->nlines);
+  return 1;
+}
+
 int
 xray__icsim_analyse(struct xray__icsim *s, const struct xray__icprog *p, unsigned long size,
                     unsigned long ways, unsigned long line)
@@ -467,8 +506,8 @@ xray__icsim_analyse(struct xray__icsim *s, const struct xray__icprog *p, unsigne
     snprintf(s->error, sizeof s->error, "the program has no function %zu to start in", p->root);
     return -1;
   }
-  if (make_nodes(s) == 0 && make_refs(s) == 0 && xray__icsim_loops(s) == 0 && flow_init(s, &f) == 0
-      && solve(s, &f) == 0 && categorise(s, &f) == 0)
+  if (make_nodes(s) == 0 && make_refs(s) == 0 && !too_large(s) && xray__icsim_loops(s) == 0
+      && flow_init(s, &f) == 0 && solve(s, &f) == 0 && categorise(s, &f) == 0)
     rc = 0;
   else if (!s->error[0])
     snprintf(s->error, sizeof s->error, "out of memory");
