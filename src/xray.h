@@ -164,10 +164,13 @@ int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
  * references categorised always-hit, always-miss, first-miss or conflict
  * at the loop's level for an LRU cache of size bytes, ways and line bytes,
  * and whether the loop fits (no reference of it misses after its first
- * iteration), written to f as text or JSON.  0, or -1 with why. */
+ * iteration), written to f as text or JSON.  With iterations not 0, also
+ * the hit and miss totals of a run in which each loop's header runs that
+ * many times per entry (static, and by a trace-driven simulation of the
+ * same path).  0, or -1 with why. */
 int xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n,
-               unsigned long size, unsigned long ways, unsigned long line, int json, char *err,
-               size_t errlen);
+               unsigned long size, unsigned long ways, unsigned long line, unsigned long iterations,
+               int json, char *err, size_t errlen);
 /* 1 if every innermost loop of function (and of what it calls in file)
  * fits such a cache, at every placement the link may give an object
  * file's code; 0 if one does not; -1 with why. */

@@ -1,5 +1,5 @@
-/* xray icsim [--cache=SIZE:WAYS:LINE] [--simulate=SPEC] [--format=FORMAT]
- *            FILE [FUNCTION]...
+/* xray icsim [--cache=SIZE:WAYS:LINE] [--simulate=SPEC] [--iterations=N]
+ *            [--format=FORMAT] FILE [FUNCTION]...
  *
  * Static instruction-cache simulation of FILE's machine code (see
  * xray_icsim in xray.h and xray(1)).  Without --cache, the L1I's size,
@@ -27,6 +27,8 @@ icsim_usage(FILE *f, const char *prog)
           "  -c, --cache=SIZE:WAYS:LINE  the cache (SIZE takes K and M suffixes); by\n"
           "                        default the L1I as the icache probe measures it here\n"
           "  -s, --simulate=SPEC   measure the L1I of a simulated machine instead\n"
+          "  -n, --iterations=N    also the hit and miss totals of a run in which each\n"
+          "                        loop's header runs N times per entry\n"
           "  -f, --format=FORMAT   text (default) or json\n"
           "  -h, --help            display this help and exit\n"
           "\nExit status: 0 on success, 1 if FILE cannot be analysed or the L1I is not\n"
@@ -112,6 +114,7 @@ xray_cli_icsim(int argc, char **argv, const char *prog)
 {
   static const struct option opts[] = { { "cache", required_argument, 0, 'c' },
                                         { "simulate", required_argument, 0, 's' },
+                                        { "iterations", required_argument, 0, 'n' },
                                         { "format", required_argument, 0, 'f' },
                                         { "help", no_argument, 0, 'h' },
                                         { 0, 0, 0, 0 } };
@@ -121,10 +124,18 @@ xray_cli_icsim(int argc, char **argv, const char *prog)
   size_t len = 0;
   FILE *out = NULL;
   char err[640] = "";
+  unsigned long iterations = 0;
   int c, json = 0, have_cache = 0;
 
-  while ((c = getopt_long(argc, argv, "c:s:f:h", opts, NULL)) != -1)
+  while ((c = getopt_long(argc, argv, "c:s:n:f:h", opts, NULL)) != -1)
     switch (c) {
+    case 'n': {
+      char *end;
+      iterations = strtoul(optarg, &end, 10);
+      if (*end || !iterations || iterations > 1000000000UL || *optarg == '-')
+        icsim_usage_error(prog, "invalid --iterations (1 to 1000000000):", optarg);
+      break;
+    }
     case 'c':
       if (parse_cache(optarg, g))
         icsim_usage_error(prog,
@@ -155,7 +166,8 @@ xray_cli_icsim(int argc, char **argv, const char *prog)
   /* The results go out whole or not at all. */
   if (!(out = open_memstream(&buf, &len))
       || xray_icsim(out, argv[optind], (const char *const *) argv + optind + 1,
-                    (size_t) (argc - optind - 1), g[0], g[1], g[2], json, err, sizeof err)
+                    (size_t) (argc - optind - 1), g[0], g[1], g[2], iterations, json, err,
+                    sizeof err)
       || fclose(out) != 0) {
     fprintf(stderr, "%s icsim: %s\n", prog, err[0] ? err : "out of memory");
     free(buf);

@@ -91,10 +91,15 @@ int xray__icsim_successors(const struct xray__icsim *s, size_t n, size_t out[2])
 
 /* A path through the program: block b's k-th execution, where it has two
  * successors, takes succ[pattern[b][k % strlen]] ('0' or '1'); NULL for a
- * block that never branches both ways. */
+ * block that never branches both ways.  Or loop iteration counts. */
 struct xray__icpath {
   const char *const *pattern;
   uint64_t max_refs; /* stop after this many references (0: 1e9) */
+  /* If not 0, instead of patterns: a branch stays in the innermost loop
+   * that only one of its successors stays in while the loop's header has
+   * run fewer than this many times since control entered the loop, and
+   * leaves it then; other branches take their first successor. */
+  unsigned long iterations;
 };
 
 struct xray__ictotals {

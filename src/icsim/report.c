@@ -81,14 +81,31 @@ struct funcsum {
   struct loopsum loop[64];
   size_t nloops, nblocks, ninst, placements;
   int fits, relocatable;
+  unsigned long iterations; /* 0: no totals */
+  struct xray__ictotals st, tr; /* static and trace-driven totals */
 };
+
+/* Totals of the path that runs each loop's header iterations times per
+ * entry, statically and by the trace, into o.  0, or -1 with why. */
+static int
+totals(struct xray__icsim *s, unsigned long iterations, struct funcsum *o, char *err, size_t errlen)
+{
+  struct xray__icpath path = { NULL, 0, iterations };
+
+  o->iterations = iterations;
+  memset(&o->tr, 0, sizeof o->tr);
+  if (xray__icsim_static(s, &path, &o->st) || xray__icsim_trace(s, &path, &o->tr)) {
+    snprintf(err, errlen, "%s", s->error);
+    return -1;
+  }
+  return 0;
+}
 
 /* Function func of file: its loops at placement 0, and whether every
  * innermost loop fits at every placement.  0, or -1 with why. */
 static int
-analyse_function(const char *file, const char *func, unsigned long size, unsigned long ways,
-                 unsigned long line, struct funcsum *o, char *notes, size_t nlen, char *err,
-                 size_t errlen)
+analyse_function(const char *file, const char *func, const unsigned long g[4], struct funcsum *o,
+                 char *notes, size_t nlen, char *err, size_t errlen)
 {
   struct xray__icread rd;
   uint64_t d;
@@ -100,17 +117,18 @@ analyse_function(const char *file, const char *func, unsigned long size, unsigne
     return -1;
   snprintf(notes, nlen, "%s", rd.notes);
   o->relocatable = rd.relocatable;
-  for (d = 0; rc == 0 && d < (rd.relocatable ? line : 1); d += 16) {
+  for (d = 0; rc == 0 && d < (rd.relocatable ? g[2] : 1); d += 16) {
     struct xray__icread moved;
     struct xray__icsim s;
     size_t l;
     if (shifted(&rd, d, &moved)) {
       snprintf(err, errlen, "out of memory");
       rc = -1;
-    } else if (xray__icsim_analyse(&s, &moved.prog, size, ways, line)) {
+    } else if (xray__icsim_analyse(&s, &moved.prog, g[0], g[1], g[2])) {
       snprintf(err, errlen, "%s: %s", func, s.error);
       rc = -1;
-    }
+    } else if (d == 0 && g[3] && totals(&s, g[3], o, err, errlen))
+      rc = -1;
     for (l = 0; rc == 0 && l < s.nloops; l++) {
       struct loopsum ls;
       summarise(&s, l, &ls);
@@ -159,6 +177,13 @@ write_text(FILE *f, const char *func, const struct funcsum *o, const char *notes
             ls->cat[XRAY__IC_MISS] + ls->cat[XRAY__IC_CONFLICT],
             ls->cat[XRAY__IC_CONFLICT] ? " at most" : "");
   }
+  if (o->iterations)
+    fprintf(f,
+            "  each loop's header run %lu times per entry: %llu references, %llu misses%s "
+            "(a trace-driven simulation of the same path: %llu misses)\n",
+            o->iterations, (unsigned long long) o->st.refs, (unsigned long long) o->st.misses,
+            o->st.truncated ? " in the first 1e9 references" : "",
+            (unsigned long long) o->tr.misses);
   if (o->relocatable)
     fprintf(f, "  (an object file: analysed at %zu placements 16 bytes apart within a line)\n",
             o->placements);
@@ -192,6 +217,12 @@ write_json(FILE *f, const char *func, const struct funcsum *o, const char *notes
           "\n     \"not_followed\": ",
           o->nblocks, o->ninst, o->placements, o->fits ? "true" : "false");
   jstr(f, notes);
+  if (o->iterations)
+    fprintf(f,
+            ",\n     \"totals\": {\"iterations\": %lu, \"references\": %llu, \"misses\": %llu, "
+            "\"trace_misses\": %llu, \"truncated\": %s}",
+            o->iterations, (unsigned long long) o->st.refs, (unsigned long long) o->st.misses,
+            (unsigned long long) o->tr.misses, o->st.truncated ? "true" : "false");
   fprintf(f, ",\n     \"loops\": [");
   for (l = 0; l < o->nloops; l++) {
     const struct loopsum *ls = &o->loop[l];
@@ -209,8 +240,10 @@ write_json(FILE *f, const char *func, const struct funcsum *o, const char *notes
 
 int
 xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n, unsigned long size,
-           unsigned long ways, unsigned long line, int json, char *err, size_t errlen)
+           unsigned long ways, unsigned long line, unsigned long iterations, int json, char *err,
+           size_t errlen)
 {
+  const unsigned long g[4] = { size, ways, line, iterations };
   char **all = NULL, notes[400];
   size_t nall = 0, i;
   int rc = 0;
@@ -232,8 +265,7 @@ xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n, un
     fprintf(f, "%s, for a cache of %lu bytes, %lu ways, %lu-byte lines:\n", file, size, ways, line);
   for (i = 0; i < n && rc == 0; i++) {
     struct funcsum o;
-    rc = analyse_function(file, functions[i], size, ways, line, &o, notes, sizeof notes, err,
-                          errlen);
+    rc = analyse_function(file, functions[i], g, &o, notes, sizeof notes, err, errlen);
     if (rc == 0 && json)
       write_json(f, functions[i], &o, notes, i == 0);
     else if (rc == 0)
@@ -251,10 +283,11 @@ int
 xray_icsim_fits(const char *file, const char *function, unsigned long size, unsigned long ways,
                 unsigned long line, char *err, size_t errlen)
 {
+  const unsigned long g[4] = { size, ways, line, 0 };
   struct funcsum o;
   char notes[400];
 
-  if (analyse_function(file, function, size, ways, line, &o, notes, sizeof notes, err, errlen))
+  if (analyse_function(file, function, g, &o, notes, sizeof notes, err, errlen))
     return -1;
   return o.fits;
 }

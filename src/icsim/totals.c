@@ -10,7 +10,7 @@
  * loaded, so it misses once, on the first run of a block that touches it,
  * and the rest follows from how often each block ran (the paper's
  * frequency counters). */
-#include "icsim/icsim.h"
+#include "icsim/private.h"
 #include "model/cache.h"
 
 #include <stdio.h>
@@ -21,12 +21,44 @@ struct walk {
   const struct xray__icsim *s;
   const struct xray__icpath *path;
   uint64_t *execs; /* per block: executions so far */
+  uint64_t *runs; /* per loop: its header's runs since control entered it */
   uint64_t max;
 };
 
+/* With iterations given: count a run of each loop whose header node n is,
+ * a first one where control comes from outside the loop (from prev). */
+static void
+count_header(struct walk *w, size_t prev, size_t n)
+{
+  const struct xray__icsim *s = w->s;
+  size_t l;
+
+  for (l = 0; l < s->nloops; l++)
+    if (s->loop[l].header == n)
+      w->runs[l] = prev != (size_t) -1 && bit(s->loop[l].nodes, prev) ? w->runs[l] + 1 : 1;
+}
+
+/* With iterations given: of two successors, the one that stays in the
+ * innermost loop holding n that only one of them stays in, while its
+ * header has run fewer than that many times since control entered it;
+ * else the one that leaves; where neither or both stay, the first. */
+static size_t
+by_iterations(const struct walk *w, size_t n, const size_t succ[2])
+{
+  const struct xray__icsim *s = w->s;
+  int l;
+
+  for (l = s->node_loop[n]; l >= 0; l = s->loop[l].parent) {
+    int in0 = bit(s->loop[l].nodes, succ[0]), in1 = bit(s->loop[l].nodes, succ[1]);
+    if (in0 != in1)
+      return (w->runs[l] < w->path->iterations) == in0 ? succ[0] : succ[1];
+  }
+  return succ[0];
+}
+
 /* The next node after n, or (size_t) -1 at the end; -1 with why. */
 static int
-next(struct walk *w, size_t n, size_t *out, char *err, size_t errlen)
+choose(struct walk *w, size_t n, size_t *out, char *err, size_t errlen)
 {
   const struct xray__icsim *s = w->s;
   size_t b = s->node_block[n], succ[2];
@@ -42,6 +74,10 @@ next(struct walk *w, size_t n, size_t *out, char *err, size_t errlen)
     *out = succ[0];
     return 0;
   }
+  if (w->path && w->path->iterations) {
+    *out = by_iterations(w, n, succ);
+    return 0;
+  }
   if (!pat || !*pat || strspn(pat, "01") != strlen(pat)) {
     snprintf(err, errlen, "block %zu branches both ways: its pattern must be 0s and 1s", b);
     return -1;
@@ -51,12 +87,26 @@ next(struct walk *w, size_t n, size_t *out, char *err, size_t errlen)
 }
 
 static int
+next(struct walk *w, size_t n, size_t *out, char *err, size_t errlen)
+{
+  int rc = choose(w, n, out, err, errlen);
+
+  if (rc == 0 && *out != (size_t) -1 && w->path && w->path->iterations)
+    count_header(w, n, *out);
+  return rc;
+}
+
+static int
 walk_init(struct walk *w, const struct xray__icsim *s, const struct xray__icpath *path)
 {
   w->s = s;
   w->path = path;
   w->max = path && path->max_refs ? path->max_refs : UINT64_C(1000000000);
-  return (w->execs = calloc(s->p->nb + 1, sizeof *w->execs)) ? 0 : -1;
+  w->execs = calloc(s->p->nb + 1, sizeof *w->execs);
+  w->runs = calloc(s->nloops + 1, sizeof *w->runs);
+  if (w->runs && path && path->iterations)
+    count_header(w, (size_t) -1, 0);
+  return w->execs && w->runs ? 0 : -1;
 }
 
 /* Instruction references of node n (lines touched, summed). */
@@ -95,6 +145,7 @@ xray__icsim_trace(struct xray__icsim *s, const struct xray__icpath *path, struct
   t->ref_misses = ref_misses;
   if (walk_init(&w, s, path) || cache_for(s, &c)) {
     free(w.execs);
+    free(w.runs);
     snprintf(s->error, sizeof s->error, "out of memory");
     return -1;
   }
@@ -118,6 +169,7 @@ xray__icsim_trace(struct xray__icsim *s, const struct xray__icpath *path, struct
   t->hits = t->refs - t->misses;
   xray__cache_free(&c);
   free(w.execs);
+  free(w.runs);
   return rc;
 }
 
@@ -213,6 +265,7 @@ xray__icsim_static(struct xray__icsim *s, const struct xray__icpath *path, struc
 out:
   xray__cache_free(&c);
   free(w.execs);
+  free(w.runs);
   free(crowded);
   free(seen);
   free(freq);

@@ -48,7 +48,7 @@ check(const char *file, const char *func, uint64_t *rng)
   }
   for (c = 0; c < sizeof caches / sizeof *caches; c++) {
     char **pat = patterns(&r, rng);
-    struct xray__icpath path = { (const char *const *) pat, 200000 };
+    struct xray__icpath path = { (const char *const *) pat, 200000, 0 };
     struct xray__icsim s;
     struct xray__ictotals st, tr = { 0 };
     uint64_t *rm = NULL;
