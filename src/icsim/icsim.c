@@ -77,18 +77,6 @@ add_instance(struct xray__icsim *s, size_t func, int parent, size_t site, size_t
   return 0;
 }
 
-/* The instance a node's call leads to: the child whose site it is. */
-static size_t
-callee(const struct xray__icsim *s, size_t node)
-{
-  size_t i;
-
-  for (i = 0; i < s->ninst; i++)
-    if (s->inst[i].parent >= 0 && s->inst[i].site == node)
-      return i;
-  return 0;
-}
-
 int
 xray__icsim_successors(const struct xray__icsim *s, size_t n, size_t out[2])
 {
@@ -99,7 +87,7 @@ xray__icsim_successors(const struct xray__icsim *s, size_t n, size_t out[2])
   int k = 0, j;
 
   if (b->call >= 0) {
-    out[0] = s->inst[callee(s, n)].base;
+    out[0] = s->inst[s->node_callee[n]].base;
     return 1;
   }
   for (j = 0; j < 2; j++)
@@ -124,8 +112,11 @@ make_nodes(struct xray__icsim *s)
     return -1;
   s->node_block = malloc(s->nnodes * sizeof *s->node_block);
   s->node_inst = malloc(s->nnodes * sizeof *s->node_inst);
-  if (!s->node_block || !s->node_inst)
+  s->node_callee = calloc(s->nnodes, sizeof *s->node_callee);
+  if (!s->node_block || !s->node_inst || !s->node_callee)
     return -1;
+  for (i = 1; i < s->ninst; i++)
+    s->node_callee[s->inst[i].site] = i;
   for (i = 0; i < s->ninst; i++)
     for (j = 0; j < s->p->f[s->inst[i].func].n; j++) {
       s->node_block[s->inst[i].base + j] = s->p->f[s->inst[i].func].first + j;
@@ -529,6 +520,7 @@ xray__icsim_free(struct xray__icsim *s)
   free(s->node_ref);
   free(s->node_block);
   free(s->node_inst);
+  free(s->node_callee);
   free(s->node_loop);
   free(s->line_addr);
   free(s->inst);

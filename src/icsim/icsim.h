@@ -65,6 +65,7 @@ struct xray__icsim {
   unsigned long size, ways, line, sets;
   size_t nnodes, nlines, nrefs, nloops;
   size_t *node_block, *node_inst; /* each node's block and instance */
+  size_t *node_callee; /* the instance a node's call leads to */
   int *node_loop; /* innermost loop holding it, -1 */
   uint64_t *line_addr; /* line address of each program line */
   struct xray__icref *ref; /* by node, in order */

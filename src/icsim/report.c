@@ -8,6 +8,7 @@
  * touches), and a loop fits only where it fits at each.  Moving the code by
  * whole lines only renames the sets its lines fall in. */
 #include "icsim/private.h"
+#include "measure/measure.h"
 #include "xray.h"
 
 #include <stdlib.h>
@@ -192,31 +193,17 @@ write_text(FILE *f, const char *func, const struct funcsum *o, const char *notes
 }
 
 static void
-jstr(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++)
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char) *s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char) *s);
-    else
-      fputc(*s, f);
-  fputc('"', f);
-}
-
-static void
 write_json(FILE *f, const char *func, const struct funcsum *o, const char *notes, int first)
 {
   size_t l;
 
   fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-  jstr(f, func);
+  xray__json_string(f, func);
   fprintf(f,
           ", \"blocks\": %zu, \"instances\": %zu, \"placements\": %zu, \"fits\": %s,"
           "\n     \"not_followed\": ",
           o->nblocks, o->ninst, o->placements, o->fits ? "true" : "false");
-  jstr(f, notes);
+  xray__json_string(f, notes);
   if (o->iterations)
     fprintf(f,
             ",\n     \"totals\": {\"iterations\": %lu, \"references\": %llu, \"misses\": %llu, "
@@ -256,7 +243,7 @@ xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n, un
   }
   if (json) {
     fprintf(f, "{\"file\": ");
-    jstr(f, file);
+    xray__json_string(f, file);
     fprintf(f,
             ", \"cache\": {\"size\": %lu, \"ways\": %lu, \"line\": %lu},\n "
             "\"functions\": [",

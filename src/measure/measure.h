@@ -100,4 +100,7 @@ int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);
 
+/* measure/json.c: s as a JSON string, valid whatever bytes s holds. */
+void xray__json_string(FILE *f, const char *s);
+
 #endif

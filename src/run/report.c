@@ -225,62 +225,12 @@ num(FILE *f, double x)
     fprintf(f, "%.6g", x);
 }
 
-/* Length of the well-formed UTF-8 character at s (1 to 4), or 0: an
- * overlong form, a surrogate, a code point past U+10FFFF, or a sequence cut
- * short (a buffer filled mid-character). */
-static int
-utf8_len(const unsigned char *s)
-{
-  int n, i;
-  unsigned long cp;
-
-  if (s[0] < 0x80)
-    return 1;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf)
-    n = 2, cp = s[0] & 0x1f;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef)
-    n = 3, cp = s[0] & 0x0f;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-    n = 4, cp = s[0] & 0x07;
-  else
-    return 0;
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-    cp = cp << 6 | (s[i] & 0x3f);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
-      || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return n;
-}
-
 /* Strings from outside (the machine's name, the user's compiler and flags,
  * reasons that quote them) are written so that no format can be broken by
- * them: a JSON string holds whole UTF-8 characters only (a byte that is not
- * part of one becomes U+FFFD); a comment of the shell or C formats, which
- * build systems eval or #include, holds no line break or other control
+ * them: a JSON string holds whole UTF-8 characters only
+ * (xray__json_string); a comment of the shell or C formats, which build
+ * systems eval or #include, holds no line break or other control
  * character, and a C comment no end-of-comment mark. */
-static void
-jstr(FILE *f, const char *s)
-{
-  const unsigned char *p = (const unsigned char *) s;
-  int n;
-
-  fputc('"', f);
-  while (*p) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p++);
-    else if (*p < 0x20 || *p == 0x7f)
-      fprintf(f, "\\u%04x", *p++);
-    else if ((n = utf8_len(p)) == 0)
-      fputs("\\ufffd", f), p++;
-    else
-      fwrite(p, 1, (size_t) n, f), p += n;
-  }
-  fputc('"', f);
-}
-
 enum { PLAIN, C_COMMENT };
 
 /* s on one line: control characters become spaces; in a C comment, the
@@ -315,11 +265,11 @@ write_json(const xray_report *r, FILE *f)
   size_t i;
 
   fprintf(f, "{\n  \"xray_version\": ");
-  jstr(f, xray_version());
+  xray__json_string(f, xray_version());
   fprintf(f, ",\n  \"machine\": ");
-  jstr(f, r->machine);
+  xray__json_string(f, r->machine);
   fprintf(f, ",\n  \"compiler\": ");
-  jstr(f, r->compiler);
+  xray__json_string(f, r->compiler);
   fprintf(f, ",\n  \"core_mhz\": ");
   if (r->core_mhz > 0)
     fprintf(f, "%.1f", r->core_mhz);
@@ -329,14 +279,14 @@ write_json(const xray_report *r, FILE *f)
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
     fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-    jstr(f, v->name);
+    xray__json_string(f, v->name);
     fprintf(f, ", \"value\": ");
     if (known(v))
       num(f, v->value);
     else
       fprintf(f, "null");
     fprintf(f, ", \"unit\": ");
-    jstr(f, v->unit);
+    xray__json_string(f, v->unit);
     if (known(v) && isfinite(v->exact))
       fprintf(f, ", \"exact\": %.6g", v->exact);
     if (known(v) && isfinite(v->ns))
@@ -344,25 +294,25 @@ write_json(const xray_report *r, FILE *f)
     if (v->effective)
       fprintf(f, ", \"effective\": true");
     fprintf(f, ", \"source\": ");
-    jstr(f, source_names[v->source]);
+    xray__json_string(f, source_names[v->source]);
     fprintf(f, ",\n     \"os\": ");
     if (v->have_os) {
       fprintf(f, "{\"value\": ");
       num(f, v->os_value);
       fprintf(f, ", \"source\": ");
-      jstr(f, v->os_source);
+      xray__json_string(f, v->os_source);
       fprintf(f, "}");
     } else
       fprintf(f, "null");
     fprintf(f, ", \"disagree\": %s, \"confirmed\": %s, \"seconds\": %.3f,\n"
                "     \"description\": ",
             v->disagree ? "true" : "false", v->unconfirmed ? "false" : "true", v->seconds);
-    jstr(f, v->desc);
+    xray__json_string(f, v->desc);
     fprintf(f, ",\n     \"method\": ");
-    jstr(f, v->method);
+    xray__json_string(f, v->method);
     if (!known(v)) {
       fprintf(f, ",\n     \"reason\": ");
-      jstr(f, v->reason);
+      xray__json_string(f, v->reason);
     }
     fprintf(f, "}");
   }

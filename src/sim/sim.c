@@ -67,6 +67,25 @@ uop_holds(const struct sim *m, const struct xray_stmt *s, size_t n, double ops)
          <= (double) (m->uop_ops / m->uop_entry);
 }
 
+/* Code runs only on a machine with an L1I: 0, or -1 with why. */
+static int
+need_l1i(struct sim *m)
+{
+  if (m->have_l1i)
+    return 0;
+  snprintf(m->base.error, sizeof m->base.error,
+           "the simulated machine has no instruction cache (give l1i=SIZE:WAYS:LINE)");
+  return -1;
+}
+
+/* Cycles an L1I miss costs a line: penalty=, by default 16 bytes a cycle
+ * from L2. */
+static double
+miss_penalty(const struct sim *m)
+{
+  return m->penalty > 0 ? m->penalty : (double) m->l1i.line / 16;
+}
+
 static double
 sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
@@ -78,19 +97,14 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   double ops = (double) n * s->ops + tail_ops, taken = (double) n * s->jumps + 1;
   double misses, lines, cyc;
 
-  if (!m->have_l1i) {
-    snprintf(base->error, sizeof base->error,
-             "the simulated machine has no instruction cache (give l1i=SIZE:WAYS:LINE)");
+  if (need_l1i(m))
     return NAN;
-  }
-
   misses = xray__cache_sweep_misses(&m->l1i, first, last);
   lines = (double) (last - first + 1);
   if (uop_holds(m, s, n, ops) && (m->uop_excl || misses == 0))
     cyc = ops / m->fetch[0];
   else {
-    double penalty = m->penalty > 0 ? m->penalty : (double) m->l1i.line / 16;
-    double fetch = (lines - misses) * (double) m->l1i.line / m->fetch[2] + misses * penalty;
+    double fetch = (lines - misses) * (double) m->l1i.line / m->fetch[2] + misses * miss_penalty(m);
     cyc = fmax(ops / m->fetch[1], fetch);
   }
   if (m->fetch[3] > 0)
@@ -130,15 +144,11 @@ static double
 sim_jchain(xray_machine *base, const struct xray__jchain *c)
 {
   struct sim *m = (struct sim *) base;
-  double misses = 0, cyc = 0, penalty;
+  double misses = 0, cyc = 0;
   int pass;
 
-  if (!m->have_l1i) {
-    snprintf(base->error, sizeof base->error,
-             "the simulated machine has no instruction cache (give l1i=SIZE:WAYS:LINE)");
+  if (need_l1i(m))
     return NAN;
-  }
-  penalty = m->penalty > 0 ? m->penalty : (double) m->l1i.line / 16;
   for (pass = 0; pass < 6; pass++) {
     double t, n = chain_pass(m, c, &t);
     if (pass >= 2) {
@@ -146,7 +156,7 @@ sim_jchain(xray_machine *base, const struct xray__jchain *c)
       cyc = t;
     }
   }
-  return xray__sim_noise(m, (cyc + misses * penalty) / (double) c->n);
+  return xray__sim_noise(m, (cyc + misses * miss_penalty(m)) / (double) c->n);
 }
 
 /* The C path on the simulated machine: X-Ray's statement of four
