@@ -145,6 +145,51 @@ run_cmd(char *cmd, const char *log, char *err, size_t errlen, const char *what)
   return -1;
 }
 
+int
+xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), const void *arg,
+              const char *cc, const char *cflags, void **dl,
+              void (*check)(void *ctx, const char *asm_path), void *ctx, char *err, size_t errlen)
+{
+  static const char *const names[3] = { "k.s", "k.so", "cc.log" };
+  const char *src, *path[3];
+  char *qsrc = NULL, *qasm = NULL, *qso = NULL;
+  int rc = -1;
+
+  *dl = NULL;
+  if (xray__tmp_open(&src, names, path, err, errlen))
+    return -1;
+  if (xray__write_source(src, gen, arg, err, errlen))
+    goto out;
+  if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
+      || !(qso = xray__shell_word(path[1]))) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
+  /* CC and CFLAGS are words for the shell, as in make. */
+  if (run_cmd(xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm, qsrc), path[2], err, errlen,
+              "compiling the kernels"))
+    goto out;
+  /* Assembling and linking use some flags of CFLAGS and not others: no
+   * warning there is the project's business. */
+  if (run_cmd(xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s", cc, cflags, qso, qasm), path[2],
+              err, errlen, "linking the kernels"))
+    goto out;
+  if (!(*dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
+    const char *e = dlerror();
+    snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
+    goto out;
+  }
+  if (check)
+    check(ctx, path[0]);
+  rc = 0;
+out:
+  free(qsrc);
+  free(qasm);
+  free(qso);
+  xray__tmp_close();
+  return rc;
+}
+
 struct set_args {
   const struct xray_cspec *c;
   size_t n;
@@ -158,16 +203,18 @@ gen_set(FILE *f, const void *arg, char *err, size_t errlen)
   return xray__gen_kernel_set(f, a->c, a->n, err, errlen);
 }
 
+static void
+check_set(void *ctx, const char *asm_path)
+{
+  static_check(ctx, asm_path);
+}
+
 int
 xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n, const char *cc,
                    const char *cflags, char *err, size_t errlen)
 {
-  static const char *const names[3] = { "k.s", "k.so", "cc.log" };
-  const char *src, *path[3];
-  char *qsrc = NULL, *qasm = NULL, *qso = NULL;
   struct set_args gk;
   size_t i;
-  int rc = -1;
 
   xray__kernel_set_free(s);
   if (!(s->k = calloc(n, sizeof *s->k))) {
@@ -175,30 +222,11 @@ xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c,
     return -1;
   }
   s->n = n;
-  if (xray__tmp_open(&src, names, path, err, errlen))
-    return -1;
   gk.c = c;
   gk.n = n;
-  if (xray__write_source(src, gen_set, &gk, err, errlen))
-    goto out;
-  if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
-      || !(qso = xray__shell_word(path[1]))) {
-    snprintf(err, errlen, "out of memory");
-    goto out;
-  }
-  /* CC and CFLAGS are words for the shell, as in make. */
-  if (run_cmd(xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm, qsrc), path[2], err,
-              errlen, "compiling the kernels"))
-    goto out;
-  /* Assembling and linking use some flags of CFLAGS and not others: no
-   * warning there is the project's business. */
-  if (run_cmd(xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s", cc, cflags, qso, qasm),
-              path[2], err, errlen, "linking the kernels"))
-    goto out;
-  if (!(s->dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
-    const char *e = dlerror();
-    snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
-    goto out;
+  if (xray__cc_load(gen_set, &gk, cc, cflags, &s->dl, check_set, s, err, errlen)) {
+    xray__kernel_set_free(s);
+    return -1;
   }
   for (i = 0; i < n; i++) {
     char name[48];
@@ -212,7 +240,8 @@ xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c,
     avail = (const int *) dlsym(s->dl, name);
     if (!s->k[i].fn || !avail) {
       snprintf(err, errlen, "the kernels lack %s", name);
-      goto out;
+      xray__kernel_set_free(s);
+      return -1;
     }
     s->k[i].avail = *avail;
     for (p = c[i].stmts; *p; p++)
@@ -221,14 +250,5 @@ xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c,
     if (s->k[i].avail)
       s->k[i].fn(-2);
   }
-  static_check(s, path[0]);
-  rc = 0;
-out:
-  free(qsrc);
-  free(qasm);
-  free(qso);
-  xray__tmp_close();
-  if (rc)
-    xray__kernel_set_free(s);
-  return rc;
+  return 0;
 }

@@ -109,6 +109,57 @@ int xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec
                              const char *cc, const char *cflags, char *err, size_t errlen);
 void xray__kernel_set_free(struct xray__kernel_set *s);
 
+/* kernels/kernel-set.c: compile the unit gen writes with cc and cflags
+ * into a shared object loaded into this process (*dl); check (if not
+ * NULL) reads the compiler's assembly (asm_path) before the temporary
+ * files go.  0, or -1 with why. */
+int xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), const void *arg,
+                  const char *cc, const char *cflags, void **dl,
+                  void (*check)(void *ctx, const char *asm_path), void *ctx, char *err,
+                  size_t errlen);
+
+/* kernels/branch.c: the branch kernels (Counter Inspection Toolkit, Fig. 9
+ * and Fig. 11), each long xray_branch_K(long size, long lim) running size
+ * iterations.  The first two time the miss penalty: their if depends on a
+ * fair random bit in the first lim iterations and is false after them. */
+enum {
+  XRAY__BK_PENALTY,
+  XRAY__BK_PENALTY_ELSE,
+  XRAY__BK_CIT, /* the paper's seven benchmarks (a)..(g) follow */
+  XRAY__BK_N = XRAY__BK_CIT + 7
+};
+
+struct xray__bkernel {
+  const char *name, *desc;
+  double p_then; /* the chance an iteration runs the if-block */
+  double miss; /* mispredictions per iteration; -1: set by lim */
+  double paper[5]; /* the paper's Table 1 row: CE, CR, T, D, M per iteration */
+  const char *body; /* C statements of one iteration */
+};
+const struct xray__bkernel *xray__bkernel_at(size_t i);
+
+/* Per iteration of a compiled kernel's loop, weighting the paths through
+ * and around its if-block by p_then. */
+struct xray__bcount {
+  double cond, taken, direct, insns; /* conditional branches, those taken,
+                                      * unconditional direct jumps, instructions */
+  int selects; /* select instructions (cmov, csel, blends) on the loop's paths */
+  int ok; /* counted; else why */
+  char why[96];
+};
+
+struct xray__branch_set {
+  void *dl;
+  long (*fn[XRAY__BK_N])(long size, long lim);
+  struct xray__bcount count[XRAY__BK_N];
+};
+
+int xray__branch_build(struct xray__branch_set *s, const char *cc, const char *cflags, char *err,
+                       size_t errlen);
+void xray__branch_free(struct xray__branch_set *s);
+/* Kernel k's counts from assembly text f; 0, or -1 with out->why. */
+int xray__branch_count_asm(FILE *f, size_t k, struct xray__bcount *out);
+
 /* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
  * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
