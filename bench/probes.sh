@@ -5,7 +5,8 @@
 # that the cores probe still sees every CPU).  For each value: the distinct
 # results with their counts, and the OS view; for each probe: the wall time
 # of 'xray PROBE' (process start and clock calibration included), mean and
-# maximum.  A value xray did not confirm is marked '?', and under each
+# maximum; for values with an unrounded figure, its range over the runs.
+# A value xray did not confirm is marked '?', and under each
 # value that was unknown or unconfirmed, the reasons xray gave, counted.
 # Numbers, not pass/fail.
 #
@@ -28,7 +29,7 @@ while getopts x:n:c:qm: o; do
     q) busy= ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -54,11 +55,13 @@ series() {
       t1=$(date +%s.%N)
       echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
-                         v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v); next }
+                         v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v);
+                         e = "-"; if ($0 ~ /"exact": /) { e = $0; sub(/.*"exact": /, "", e); sub(/,.*/, "", e) }
+                         next }
            n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o);
                          if (o ~ /^\{"value": /) { sub(/^\{"value": /, "", o); sub(/,.*/, "", o) } else o = "-";
                          if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
-                         print n, v, o; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
+                         print n, v, o, e; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
       # why a value is unknown or unconfirmed: NAME<tab>REASON lines
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n) }
            /"reason": "/ { r = $0; sub(/.*"reason": "/, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }
@@ -73,10 +76,12 @@ series() {
 report() {
   echo "$1: $runs runs, $("$xray" --version), cc $cflags"
   awk '{ k = $1; if (!(k in seen)) { order[++n] = k; seen[k] = 1 }
-         c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3 }
+         c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3
+         if ($4 != "-" && $4 != "") { if (!(k in lo) || $4 < lo[k]) lo[k] = $4; if (!(k in hi) || $4 > hi[k]) hi[k] = $4 } }
        END { for (i = 1; i <= n; i++) { k = order[i]; m = split(vals[k], a, " "); s = "";
                for (j = 1; j <= m; j++) s = s (j > 1 ? ", " : "") a[j] " x" c[k, a[j]];
                printf "  %-26s %-40s OS %s\n", k, s, os[k];
+               if (k in lo) printf "      unrounded: %g to %g (spread %.1f %% of the low end)\n", lo[k], hi[k], (lo[k] > 0 ? 100 * (hi[k] - lo[k]) / lo[k] : 0);
                if (why) while ((getline line < why) > 0) {
                  split(line, f, "\t"); if (f[1] == k) c2[substr(f[2], 1, 110)]++ }
                close(why); for (r in c2) printf "      why: %s x%d\n", r, c2[r]; delete c2 } }' \

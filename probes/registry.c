@@ -5,13 +5,13 @@
 
 extern const xray_probe xray__probe_icache, xray__probe_dcache, xray__probe_caches, xray__probe_tlb,
     xray__probe_freq, xray__probe_latency, xray__probe_throughput, xray__probe_fma,
-    xray__probe_registers, xray__probe_cores;
+    xray__probe_registers, xray__probe_cores, xray__probe_branch;
 
-static const xray_probe *const probes[] = { &xray__probe_icache,     &xray__probe_dcache,
-                                            &xray__probe_caches,     &xray__probe_tlb,
-                                            &xray__probe_freq,       &xray__probe_latency,
-                                            &xray__probe_throughput, &xray__probe_fma,
-                                            &xray__probe_registers,  &xray__probe_cores };
+static const xray_probe *const probes[] = {
+  &xray__probe_icache,    &xray__probe_dcache,  &xray__probe_caches,     &xray__probe_tlb,
+  &xray__probe_freq,      &xray__probe_latency, &xray__probe_throughput, &xray__probe_fma,
+  &xray__probe_registers, &xray__probe_cores,   &xray__probe_branch
+};
 
 const xray_probe *
 xray_probe_at(size_t i)

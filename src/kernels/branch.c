@@ -38,17 +38,17 @@ static const struct xray__bkernel kernels[XRAY__BK_N] = {
     -1,
     { NAN, NAN, NAN, NAN, NAN },
     "r = r * 6364136223846793005ULL + 1442695040888963407ULL;\n"
-    "    b = r >> 63;\n    on = temp < lim;\n    OPAQUE(b);\n    OPAQUE(on);\n"
-    "    if (b & on) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
-  { "penalty-else",
-    "the same bit; if-then-else",
+    "    r ^= r >> 29;\n    b = temp < lim;\n    OPAQUE(b);\n    b <<= 63;\n"
+    "    if (r & b) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
+  { "penalty-long",
+    "the same, the bit at the end of a chain twice as long",
     0.5,
     -1,
     { NAN, NAN, NAN, NAN, NAN },
     "r = r * 6364136223846793005ULL + 1442695040888963407ULL;\n"
-    "    b = r >> 63;\n    on = temp < lim;\n    OPAQUE(b);\n    OPAQUE(on);\n"
-    "    if (b & on) {\n      THEN;\n      acc += temp;\n    } else {\n      ELSE;\n"
-    "      acc ^= temp;\n    }\n    temp++;\n" },
+    "    r ^= r >> 29;\n    r ^= r << 17;\n    r ^= r >> 31;\n    b = temp < lim;\n    "
+    "OPAQUE(b);\n    b <<= 63;\n"
+    "    if (r & b) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
   { "cit-a",
     "if (temp < size/2): true in the first half",
     0.5,

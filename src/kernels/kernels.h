@@ -121,10 +121,11 @@ int xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen)
 /* kernels/branch.c: the branch kernels (Counter Inspection Toolkit, Fig. 9
  * and Fig. 11), each long xray_branch_K(long size, long lim) running size
  * iterations.  The first two time the miss penalty: their if depends on a
- * fair random bit in the first lim iterations and is false after them. */
+ * fair random bit in the first lim iterations and is false after them;
+ * the bit comes out of a dependent chain, longer in the second. */
 enum {
   XRAY__BK_PENALTY,
-  XRAY__BK_PENALTY_ELSE,
+  XRAY__BK_PENALTY_LONG,
   XRAY__BK_CIT, /* the paper's seven benchmarks (a)..(g) follow */
   XRAY__BK_N = XRAY__BK_CIT + 7
 };

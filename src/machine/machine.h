@@ -83,6 +83,14 @@ struct xray__machine_ops {
   /* Whether kernel i's type is offered, and its static check (as ktime),
    * without timing it. */
   int (*kinfo)(xray_machine *m, size_t i, double *stack);
+  /* The branch kernels (kernels.h: XRAY__BK_*).  bbuild compiles them
+   * with the machine's compiler and flags: 0, or -1 with the error.  Of
+   * the last build, bcount gives kernel k's compiled loop per iteration
+   * (the static check) and btime its cycles per iteration when the first
+   * frac of its iterations draw a random bit; NAN if impossible. */
+  int (*bbuild)(xray_machine *m);
+  const struct xray__bcount *(*bcount)(xray_machine *m, size_t k);
+  double (*btime)(xray_machine *m, size_t k, double frac);
   /* The core clock over one short burst of dependent adds, in Hz; its
    * time-stamp counter's rate in *tsc_hz (0 if it has none). */
   double (*clock)(xray_machine *m, double *tsc_hz);

@@ -43,6 +43,8 @@ static const struct xray__param params[] = {
   { "XRAY_HAVE_FMA_ISA", "boolean", "the processor executes a fused multiply-add", "fma" },
   { "XRAY_FMA_LATENCY", "cycles", "fused multiply-add latency", "fma" },
   { "XRAY_FMA_PER_CYCLE", "ops", "fused multiply-adds started per cycle", "fma" },
+  { "XRAY_BRANCH_MISS_PENALTY", "cycles", "cycles a mispredicted conditional branch costs",
+    "branch" },
   { "XRAY_NUM_INT_REGS", "registers", "integer registers usable for variables", "registers" },
   { "XRAY_NUM_FP_REGS", "registers", "floating-point registers usable for variables", "registers" },
   { "XRAY_NUM_VEC_REGS", "registers", "vector registers usable for variables", "registers" },

@@ -36,6 +36,7 @@ struct real {
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
   struct xray__kernel_set kernels;   /* the last kernel set built */
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
+  struct xray__branch_set branch; /* the last branch kernels built */
 };
 
 static void
@@ -269,6 +270,53 @@ real_kinfo(xray_machine *base, size_t i, double *stack)
   return i < m->kernels.n && m->kernels.k[i].avail;
 }
 
+/* --- branch kernels ------------------------------------------------------ */
+
+static int
+real_bbuild(xray_machine *base)
+{
+  struct real *m = (struct real *) base;
+
+  return xray__branch_build(&m->branch, base->cc, base->cflags, base->error, sizeof base->error);
+}
+
+static const struct xray__bcount *
+real_bcount(xray_machine *base, size_t k)
+{
+  struct real *m = (struct real *) base;
+
+  return m->branch.dl && k < XRAY__BK_N ? &m->branch.count[k] : NULL;
+}
+
+struct branch_ctx {
+  long (*fn)(long size, long lim);
+  double frac;
+};
+
+static void
+run_branch(void *ctx, uint64_t iters)
+{
+  const struct branch_ctx *b = ctx;
+
+  b->fn((long) iters, (long) (b->frac * (double) iters + 0.5));
+}
+
+static double
+real_btime(xray_machine *base, size_t k, double frac)
+{
+  struct real *m = (struct real *) base;
+  struct branch_ctx ctx;
+  struct xray__kernel kern = { run_branch, &ctx };
+
+  if (!m->branch.dl || k >= XRAY__BK_N) {
+    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
+    return NAN;
+  }
+  ctx.fn = m->branch.fn[k];
+  ctx.frac = frac;
+  return xray__measure(&m->sampler, &kern, alu_ref(m)) / m->ticks_per_cycle;
+}
+
 /* --- the core clock ------------------------------------------------------ */
 
 /* Ticks per dependent add over a short burst (the best of 8 windows of
@@ -394,6 +442,7 @@ real_reset(xray_machine *base)
   xray__arena_free(&m->arena[0]);
   xray__arena_free(&m->arena[1]);
   xray__kernel_set_free(&m->kernels);
+  xray__branch_free(&m->branch);
 }
 
 static void
@@ -434,6 +483,9 @@ static const struct xray__machine_ops real_ops = {
   .kbuild = real_kbuild,
   .ktime = real_ktime,
   .kinfo = real_kinfo,
+  .bbuild = real_bbuild,
+  .bcount = real_bcount,
+  .btime = real_btime,
   .clock = real_clock,
   .fma = real_fma,
   .cpus = real_cpus,

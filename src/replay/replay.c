@@ -327,6 +327,26 @@ rp_kinfo(xray_machine *m, size_t i, double *stack)
   return 0;
 }
 
+static int
+rp_bbuild(xray_machine *m)
+{
+  return rp_kbuild(m, NULL, 0);
+}
+
+static const struct xray__bcount *
+rp_bcount(xray_machine *m, size_t k)
+{
+  (void) m, (void) k;
+  return NULL;
+}
+
+static double
+rp_btime(xray_machine *m, size_t k, double frac)
+{
+  (void) k, (void) frac;
+  return none(m);
+}
+
 static double
 rp_clock(xray_machine *m, double *tsc_hz)
 {
@@ -388,6 +408,9 @@ static const struct xray__machine_ops replay_ops = {
   .kbuild = rp_kbuild,
   .ktime = rp_ktime,
   .kinfo = rp_kinfo,
+  .bbuild = rp_bbuild,
+  .bcount = rp_bcount,
+  .btime = rp_btime,
   .clock = rp_clock,
   .fma = rp_fma,
   .cpus = rp_cpus,

@@ -179,6 +179,10 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
 
   if (xray__sim_core_truth(&m->cpu, name, v) == 0)
     return 0;
+  if (strcmp(name, "XRAY_BRANCH_MISS_PENALTY") == 0 && m->cpu_items) {
+    *v = m->br.penalty;
+    return 0;
+  }
   if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
     *v = (double) m->l1i.size;
   else if (strcmp(name, "XRAY_L1I_ASSOC") == 0 && m->have_l1i)

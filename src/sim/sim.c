@@ -255,6 +255,47 @@ sim_pair(xray_machine *base, int a, int b)
   return 1 / xray__sim_noise(m, a / m->cpu.smt == b / m->cpu.smt ? 2 : 1);
 }
 
+/* --- the branch kernels --------------------------------------------------- */
+
+static int
+sim_bbuild(xray_machine *base)
+{
+  struct sim *m = (struct sim *) base;
+  size_t k;
+
+  for (k = 0; k < XRAY__BK_N; k++)
+    xray__sim_branch_count(&m->br, k, &m->bcount[k]);
+  m->bbuilt = 1;
+  return 0;
+}
+
+static const struct xray__bcount *
+sim_bcount(xray_machine *base, size_t k)
+{
+  struct sim *m = (struct sim *) base;
+
+  return m->bbuilt && k < XRAY__BK_N ? &m->bcount[k] : NULL;
+}
+
+/* Iterations of one simulated run: enough that the predictor's warm-up
+ * and the random bits' luck move the time by well under 1 %. */
+#define BRANCH_ITERS 20000
+
+static double
+sim_btime(xray_machine *base, size_t k, double frac)
+{
+  struct sim *m = (struct sim *) base;
+  struct xray__bstats st;
+
+  if (!m->bbuilt || k >= XRAY__BK_N
+      || xray__sim_branch_run(&m->br, &m->cpu, k, BRANCH_ITERS, (long) (frac * BRANCH_ITERS + 0.5),
+                              &m->rng, &st)) {
+    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
+    return NAN;
+  }
+  return xray__sim_noise(m, st.cycles / BRANCH_ITERS);
+}
+
 /* The simulated machine's OS view is its truth. */
 static int
 sim_os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
@@ -273,6 +314,9 @@ static const struct xray__machine_ops sim_ops = {
   .kbuild = sim_kbuild,
   .ktime = sim_ktime,
   .kinfo = sim_kinfo,
+  .bbuild = sim_bbuild,
+  .bcount = sim_bcount,
+  .btime = sim_btime,
   .clock = sim_clock,
   .fma = sim_fma,
   .cpus = sim_cpus,
@@ -301,6 +345,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->prng = 0x853c49e6748fea9bULL;
   m->mem = 200;
   xray__sim_core_init(&m->cpu);
+  xray__sim_branch_init(&m->br);
   m->tlbpen = 7;
   m->walk = 30;
   bad = xray__sim_parse(m, spec, err, errlen);

@@ -13,6 +13,35 @@ struct pmap {                   /* virtual page -> random physical page */
   size_t cap, n;
 };
 
+/* branch.c: the simulated branch unit and compiler of the branch kernels. */
+struct xray__sim_branch {
+  double penalty; /* cycles per misprediction */
+  int hist; /* gshare's global history bits; 0: bimodal */
+  double window; /* wrong-path instructions fetched before a misprediction resolves */
+  int select; /* the simulated compiler turns ifs into selects */
+};
+
+/* One run of a branch kernel: what happened, in total. */
+struct xray__bstats {
+  double cond; /* conditional branches retired */
+  double exec_cond; /* executed, down wrong paths too */
+  double taken; /* conditional branches taken */
+  double direct; /* unconditional jumps */
+  double miss; /* mispredictions */
+  double insns; /* instructions retired */
+  double cycles;
+};
+
+void xray__sim_branch_init(struct xray__sim_branch *b);
+/* 1 if key is a branch item (set from val), 0 if not, -1 on a bad value. */
+int xray__sim_branch_item(struct xray__sim_branch *b, const char *key, const char *val, char *err,
+                          size_t errlen);
+/* Kernel k run for size iterations, the first lim drawing the random bit. */
+int xray__sim_branch_run(const struct xray__sim_branch *b, const struct xray__sim_core *c, size_t k,
+                         long size, long lim, uint64_t *rng, struct xray__bstats *out);
+/* The simulated compiler's loop of kernel k, as the static check reads it. */
+void xray__sim_branch_count(const struct xray__sim_branch *b, size_t k, struct xray__bcount *out);
+
 struct sim {
   struct xray_machine base;
   struct xray__cache l1i;
@@ -42,6 +71,9 @@ struct sim {
   double noise, spikes;
   uint64_t rng;
   struct xray__sim_core cpu;
+  struct xray__sim_branch br;
+  struct xray__bcount bcount[XRAY__BK_N]; /* the last bbuild */
+  int bbuilt;
   int cpu_items;                /* the spec describes the core */
 };
 

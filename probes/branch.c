@@ -1,0 +1,192 @@
+/* The branch-miss penalty (Counter Inspection Toolkit, Sec. 3.2): the
+ * cycles one mispredicted conditional branch costs, by timing alone.
+ *
+ * The kernels (kernels/branch.c) are compiled with the user's compiler
+ * and flags and checked from their assembly: the if must stay a branch
+ * (a compiler that turns it into a select leaves nothing to mispredict).
+ * Their if depends on a fair random bit in the first fraction f of the
+ * iterations and is false after them.  A fair random bit defeats every
+ * predictor half of the time, and a constant one none, so an iteration
+ * mispredicts f/2 times on average whatever the predictor (the paper's
+ * condition true once in K iterations, K > 2, mispredicts more than 1/K
+ * on real predictors: its Fig. 10).  Cycles per iteration against f/2 is
+ * a line; its slope is the penalty.
+ *
+ * The bit comes out of a dependent chain that bounds the loop, so a
+ * misprediction stalls the chain for the time the pipeline takes to
+ * refill, whatever its length; two kernels, the second with a longer
+ * chain, give two slopes, and the value is confirmed when they agree
+ * within 10 %.  A slope that moves with the chain is not the penalty
+ * (the misprediction overlapped with work). */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NFRAC 5
+#define ROUNDS 5
+/* Two determinations agree within this. */
+#define AGREE 0.10
+/* A line: the rms residual is within this share of the rise. */
+#define LINEAR 0.05
+/* A slope below this many cycles is no misprediction cost at all. */
+#define MIN_PENALTY 2.0
+
+struct line {
+  double slope, rise, rms;
+};
+
+/* Least squares of y on x over n points. */
+static struct line
+fit(const double *x, const double *y, int n)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, ss = 0;
+  struct line l;
+  int i;
+
+  for (i = 0; i < n; i++) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  a = (sy - b * sx) / n;
+  for (i = 0; i < n; i++)
+    ss += (y[i] - a - b * x[i]) * (y[i] - a - b * x[i]);
+  l.slope = b;
+  l.rise = b * (x[n - 1] - x[0]);
+  l.rms = sqrt(ss / n);
+  return l;
+}
+
+/* The compiled kernel is fit to time: its loop counted, its if a branch. */
+static int
+kernel_ok(xray_machine *m, size_t k, char *why, size_t len)
+{
+  const struct xray__bcount *c = m->ops->bcount(m, k);
+  const char *name = xray__bkernel_at(k)->name;
+
+  if (!c)
+    snprintf(why, len, "the branch kernels are not built");
+  else if (!c->ok)
+    snprintf(why, len, "kernel %s as compiled: %s", name, c->why);
+  else if (c->selects)
+    snprintf(why, len,
+             "%s %s turned kernel %s's if into a select (%d select instructions "
+             "in its loop): no branch left to mispredict",
+             m->cc, m->cflags, name, c->selects);
+  else
+    return 1;
+  return 0;
+}
+
+/* Rounds of the sweep: one pass, and a second where the first's two
+ * slopes disagree or a line does not fit (noise in a few points). */
+#define MAX_ROUNDS (2 * ROUNDS)
+
+struct sweep {
+  double v[2][NFRAC][MAX_ROUNDS]; /* cycles per iteration */
+  int rounds;
+  double t[2][NFRAC]; /* their medians */
+  struct line l[2];
+};
+
+/* ROUNDS more rounds of kernels k[0..1] at every fraction, interleaved;
+ * the medians so far and their lines.  -1 if a point cannot be timed. */
+static int
+sweep(xray_machine *m, const size_t *k, const double *frac, struct sweep *s)
+{
+  double x[NFRAC];
+  int r, i, f;
+
+  for (r = 0; r < ROUNDS; r++, s->rounds++)
+    for (i = 0; i < 2; i++)
+      for (f = 0; f < NFRAC; f++)
+        s->v[i][f][s->rounds] = xray__point(m, "branch", xray__bkernel_at(k[i])->name, frac[f],
+                                            m->ops->btime(m, k[i], frac[f]));
+  for (f = 0; f < NFRAC; f++)
+    x[f] = frac[f] / 2;
+  for (i = 0; i < 2; i++) {
+    for (f = 0; f < NFRAC; f++)
+      if (isnan(s->t[i][f] = xray__median(s->v[i][f], (size_t) s->rounds)))
+        return -1;
+    s->l[i] = fit(x, s->t[i], NFRAC);
+  }
+  return 0;
+}
+
+static int
+agree(const struct sweep *s)
+{
+  double p = (s->l[0].slope + s->l[1].slope) / 2;
+
+  return fabs(s->l[0].slope - s->l[1].slope) <= AGREE * p;
+}
+
+static int
+linear(const struct line *l)
+{
+  return l->rms <= LINEAR * l->rise;
+}
+
+static int
+run_branch(xray_machine *m, xray_report *r)
+{
+  static const size_t k[2] = { XRAY__BK_PENALTY, XRAY__BK_PENALTY_LONG };
+  static const double frac[NFRAC] = { 0, 0.25, 0.5, 0.75, 1 };
+  xray_value *pen = xray__report_param(r, "XRAY_BRANCH_MISS_PENALTY", NULL, NULL);
+  struct sweep s;
+  char why[400];
+  double p;
+  int i;
+
+  if (!pen)
+    return -1;
+  if (m->ops->bbuild(m)) {
+    xray__value_unknown(pen, m->error);
+    return 0;
+  }
+  for (i = 0; i < 2; i++)
+    if (!kernel_ok(m, k[i], why, sizeof why)) {
+      xray__value_unknown(pen, why);
+      return 0;
+    }
+  memset(&s, 0, sizeof s);
+  if (sweep(m, k, frac, &s)
+      || ((!agree(&s) || !linear(&s.l[0]) || !linear(&s.l[1])) && sweep(m, k, frac, &s))) {
+    xray__value_unknown(pen, m->error);
+    return 0;
+  }
+  p = (s.l[0].slope + s.l[1].slope) / 2;
+  if (!(s.l[0].slope >= MIN_PENALTY && s.l[1].slope >= MIN_PENALTY)) {
+    snprintf(why, sizeof why,
+             "mispredictions cost %.1f and %.1f cycles, under %.0f: the "
+             "kernels' branch was not mispredicted",
+             s.l[0].slope, s.l[1].slope, MIN_PENALTY);
+    xray__value_unknown(pen, why);
+    return 0;
+  }
+  snprintf(why, sizeof why,
+           "slope of cycles per iteration (%.1f to %.1f) against "
+           "mispredictions per iteration (a fair random bit in 0-100 %% of them): %.1f, "
+           "and %.1f after a longer chain; %s %s",
+           s.t[0][0], s.t[0][NFRAC - 1], s.l[0].slope, s.l[1].slope, m->cc, m->cflags);
+  xray__value_measured(pen, floor(p + 0.5), why);
+  pen->exact = p;
+  xray__value_ns(m, pen, p);
+  if (!agree(&s))
+    xray__value_doubt(pen, "; not confirmed: the two kernels differ by more than %.0f %%",
+                      AGREE * 100);
+  for (i = 0; i < 2; i++)
+    if (!linear(&s.l[i]))
+      xray__value_doubt(pen,
+                        "; not confirmed: the %s kernel's times are not a line (rms %.2f "
+                        "of a rise of %.1f cycles)",
+                        xray__bkernel_at(k[i])->name, s.l[i].rms, s.l[i].rise);
+  return 0;
+}
+
+const xray_probe xray__probe_branch = { "branch", "branch-miss penalty (timed, any compiler)",
+                                        run_branch };
