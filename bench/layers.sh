@@ -9,6 +9,8 @@
 # Usage: bench/layers.sh
 srcdir=$(dirname "$0")/..
 for o in $(sed -n 's/\.c$/.o/p' "$srcdir/src/engine.list"); do
+  # The xray program's objects carry its name (per-program flags).
+  [ -f "$o" ] || [ ! -f "$(dirname "$o")/xray-$(basename "$o")" ] || o=$(dirname "$o")/xray-$(basename "$o")
   [ -f "$o" ] || { echo "$0: $o is missing: run make first" >&2; exit 1; }
   case $o in probes/*) l=probes ;; *) l=$(echo "$o" | cut -d/ -f2) ;; esac
   nm "$o" | awk -v l="$l" '$2 ~ /^[TDBR]$/ { print "def", l, $3 } $1 == "U" { print "use", l, $2 }'

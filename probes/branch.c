@@ -37,27 +37,13 @@ struct line {
   double slope, rise, rms;
 };
 
-/* Least squares of y on x over n points. */
 static struct line
 fit(const double *x, const double *y, int n)
 {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, ss = 0;
   struct line l;
-  int i;
 
-  for (i = 0; i < n; i++) {
-    sx += x[i];
-    sy += y[i];
-    sxx += x[i] * x[i];
-    sxy += x[i] * y[i];
-  }
-  b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  a = (sy - b * sx) / n;
-  for (i = 0; i < n; i++)
-    ss += (y[i] - a - b * x[i]) * (y[i] - a - b * x[i]);
-  l.slope = b;
-  l.rise = b * (x[n - 1] - x[0]);
-  l.rms = sqrt(ss / n);
+  l.slope = xray__fit_line(x, y, (size_t) n, NULL, NULL, &l.rms);
+  l.rise = l.slope * (x[n - 1] - x[0]);
   return l;
 }
 

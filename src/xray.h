@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 3
+#define XRAY_API_VERSION 4
 
 const char *xray_version(void);
 
@@ -176,6 +176,40 @@ int xray_icsim(FILE *f, const char *file, const char *const *functions, size_t n
  * file's code; 0 if one does not; -1 with why. */
 int xray_icsim_fits(const char *file, const char *function, unsigned long size, unsigned long ways,
                     unsigned long line, char *err, size_t errlen);
+
+/* --- hardware events (API version 4) ------------------------------------ */
+
+/* Hardware events (the Counter Inspection Toolkit of Danalis et al.):
+ * each event is counted over the toolkit's seven branch benchmarks,
+ * compiled with m's compiler and flags, at several iteration counts; its
+ * slope per benchmark is compared with each category's expected counts
+ * per iteration (from the compiled code), and it is placed in the
+ * category it matches on every benchmark, or in none.  Categories: "CE"
+ * conditional branches executed (wrong paths too), "CR" retired, "T"
+ * taken, "D" direct (unconditional) jumps, "M" mispredictions.
+ *
+ * events: comma-separated names (perf's generic names, rHEX raw events,
+ * PAPI native names where built with PAPI), or NULL for every event m
+ * offers.  NULL with the reason in err (one line) when m's counters
+ * cannot be read, *no_pmu then 1 (no PMU, perf_event_paranoid, a
+ * container...), or when the benchmarks cannot be built. */
+/* 0 if m's hardware counters can be read, else -1 with the reason in why;
+ * the events m offers, by name (NULL past the last). */
+int xray_machine_counters(xray_machine *m, char *why, size_t len);
+const char *xray_machine_event_at(xray_machine *m, size_t i);
+typedef struct xray_counters xray_counters;
+xray_counters *xray_counters_run(xray_machine *m, const char *events, int *no_pmu, char *err,
+                                 size_t errlen);
+size_t xray_counters_count(const xray_counters *c);
+const char *xray_counters_name(const xray_counters *c, size_t i);
+/* Its category ("CR"...), NULL if none; its score there, 0 to 1. */
+const char *xray_counters_category(const xray_counters *c, size_t i);
+double xray_counters_score(const xray_counters *c, size_t i);
+/* Text or JSON: every event with its category, score and slopes; shell:
+ * for each category the best event scoring at least 0.8, as
+ * XRAY_EVENT_<CATEGORY>="name" (XRAY_EVENT_BRANCH_MISSES, ...). */
+int xray_counters_write(const xray_counters *c, FILE *f, xray_format fmt);
+void xray_counters_free(xray_counters *c);
 
 #ifdef __cplusplus
 }

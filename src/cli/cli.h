@@ -5,4 +5,7 @@
 /* cli/icsim.c: `xray icsim ...`, argv[0] being "icsim"; the exit status. */
 int xray_cli_icsim(int argc, char **argv, const char *prog);
 
+/* cli/counters.c: `xray counters ...`, argv[0] being "counters". */
+int xray_cli_counters(int argc, char **argv, const char *prog);
+
 #endif

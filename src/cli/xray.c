@@ -1,7 +1,5 @@
 /* xray: measure hardware parameters with the X-Ray micro-benchmarks. */
-#ifdef XRAY__WITH_ICSIM
 #include "cli/cli.h"
-#endif
 #include "xray.h"
 
 #include <errno.h>
@@ -180,6 +178,10 @@ usage(FILE *f)
 
   fprintf(f,
           "Usage: %s [OPTION]... [PROBE]...\n"
+          "  or:  %s counters [OPTION]...     (hardware events; see --help there)\n"
+#ifdef XRAY__WITH_ICSIM
+          "  or:  %s icsim [OPTION]... FILE [FUNCTION]...\n"
+#endif
           "Measure hardware parameters by timing generated micro-benchmarks\n"
           "(the X-Ray method).  With no PROBE, run every probe.\n"
           "\n"
@@ -200,7 +202,9 @@ usage(FILE *f)
           "                          l1d= l2= l3= l4=SIZE:WAYS:LINE  tlb1= tlb2=ENTRIES:WAYS:PAGE\n"
           "                          colour=PAGE  tenant=LEVEL:RATE[:SWING]\n"
           "                          clock=MHZ tsc=MHZ int=A:M:D fp=A:M:D:F regs=I:F:V\n"
-          "                          fma=yes|no contract=yes|no cpus=N smt=K (see xray(1))\n"
+          "                          fma=yes|no contract=yes|no cpus=N smt=K\n"
+          "                          branch=PENALTY[:HISTORY[:WINDOW]] bselect=yes|no\n"
+          "                          pmu=SEED[:EVENTS] (see xray(1))\n"
           "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"
           "  -k, --kernel=KIND     machine-code (x86-64), c (generated C compiled for\n"
           "                        each size: portable and slow), or auto (default:\n"
@@ -214,7 +218,12 @@ usage(FILE *f)
           "  -h, --help            display this help and exit\n"
           "  -V, --version         output version information and exit\n"
           "\nProbes:\n",
-          prog);
+          prog, prog
+#ifdef XRAY__WITH_ICSIM
+          ,
+          prog
+#endif
+  );
   for (i = 0; (p = xray_probe_at(i)); i++)
     fprintf(f, "  %-10s %s\n", p->name, p->summary);
   fprintf(f,
@@ -477,6 +486,13 @@ main(int argc, char **argv)
   if (argc > 1 && strcmp(argv[1], "icsim") == 0)
     return xray_cli_icsim(argc - 1, argv + 1, prog);
 #endif
+  /* Hardware events: a command of its own, in the engine too (for
+   * AX_XRAY_EVENTS); its kernels' temporaries go as the probes' do. */
+  if (argc > 1 && strcmp(argv[1], "counters") == 0) {
+    catch_signals();
+    atexit(remove_temps);
+    return xray_cli_counters(argc - 1, argv + 1, prog);
+  }
   parse_args(argc, argv, &s);
   check_args(&s);
 

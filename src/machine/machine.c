@@ -123,3 +123,19 @@ xray_version(void)
 {
   return XRAY_VERSION;
 }
+
+int
+xray_machine_counters(xray_machine *m, char *why, size_t len)
+{
+  m->error[0] = 0;
+  if (m->ops->pmu(m) == 0)
+    return 0;
+  snprintf(why, len, "%s", m->error);
+  return -1;
+}
+
+const char *
+xray_machine_event_at(xray_machine *m, size_t i)
+{
+  return m->ops->event_at(m, i);
+}

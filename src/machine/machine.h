@@ -91,6 +91,14 @@ struct xray__machine_ops {
   int (*bbuild)(xray_machine *m);
   const struct xray__bcount *(*bcount)(xray_machine *m, size_t k);
   double (*btime)(xray_machine *m, size_t k, double frac);
+  /* Hardware events.  pmu: 0 if the machine's counters can be read, else
+   * -1 with the reason in the error.  event_at: the i-th event it offers
+   * (NULL past the last).  bevent: the count of event name over one run
+   * of size iterations of branch kernel k of the last bbuild; NAN with
+   * the error if it cannot be counted. */
+  int (*pmu)(xray_machine *m);
+  const char *(*event_at)(xray_machine *m, size_t i);
+  double (*bevent)(xray_machine *m, const char *name, size_t k, long size);
   /* The core clock over one short burst of dependent adds, in Hz; its
    * time-stamp counter's rate in *tsc_hz (0 if it has none). */
   double (*clock)(xray_machine *m, double *tsc_hz);

@@ -378,3 +378,31 @@ xray__consensus(const double *v, size_t n, size_t k, double tol, double *out)
   }
   return found;
 }
+
+double
+xray__fit_line(const double *x, const double *y, size_t n, double *a, double *r2, double *rms)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, d, v, b, c, ss = 0, m = (double) n;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+    syy += y[i] * y[i];
+  }
+  d = m * sxx - sx * sx;
+  v = m * syy - sy * sy;
+  b = (m * sxy - sx * sy) / d;
+  c = (sy - b * sx) / m;
+  for (i = 0; i < n; i++)
+    ss += (y[i] - c - b * x[i]) * (y[i] - c - b * x[i]);
+  if (a)
+    *a = c;
+  if (r2)
+    *r2 = v > 0 ? (m * sxy - sx * sy) * (m * sxy - sx * sy) / (d * v) : 0;
+  if (rms)
+    *rms = sqrt(ss / m);
+  return b;
+}

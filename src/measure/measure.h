@@ -91,6 +91,12 @@ double xray__fit_ramp(const double *x, const double *y, size_t n, double *slope,
 double xray__refine_edge(double a, double b, double lo, double hi, double g,
                          double (*f)(void *ctx, double x), void *ctx, int *gradual);
 
+/* measure/curve.c: the least-squares line y = a + b x over n points (x
+ * not all equal): b, and its r^2 (0 where y is constant) and rms
+ * residual; each output may be NULL.  Returns b. */
+double xray__fit_line(const double *x, const double *y, size_t n, double *a, double *r2,
+                      double *rms);
+
 /* k of the n values agreeing within tol (relative) with one of them: 1,
  * and in *out the most frequent such value (the larger on a tie).  NANs
  * never agree. */
@@ -99,6 +105,17 @@ int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out
 /* measure/random.c: a random order of v[0..n-1], in place; xorshift64*. */
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);
+
+/* measure/pmu.c: hardware event counters (perf_event_open; PAPI native
+ * names where built with it).  access: 0 if this process can count
+ * hardware events, else -1 with one line saying why and how to fix it.
+ * event_at: the generic events by name (perf's), NULL past the last.
+ * count: the count of event name over one call of run(ctx), scaled where
+ * the counter was multiplexed; -1 with why. */
+int xray__pmu_access(char *why, size_t len);
+const char *xray__pmu_event_at(size_t i);
+double xray__pmu_count(const char *name, void (*run)(void *ctx), void *ctx, char *err,
+                       size_t errlen);
 
 /* measure/json.c: s as a JSON string, valid whatever bytes s holds. */
 void xray__json_string(FILE *f, const char *s);

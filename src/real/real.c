@@ -317,6 +317,51 @@ real_btime(xray_machine *base, size_t k, double frac)
   return xray__measure(&m->sampler, &kern, alu_ref(m)) / m->ticks_per_cycle;
 }
 
+/* --- hardware events ----------------------------------------------------- */
+
+static int
+real_pmu(xray_machine *base)
+{
+  return xray__pmu_access(base->error, sizeof base->error);
+}
+
+static const char *
+real_event_at(xray_machine *base, size_t i)
+{
+  (void) base;
+  return xray__pmu_event_at(i);
+}
+
+struct count_ctx {
+  long (*fn)(long size, long lim);
+  long size;
+};
+
+static void
+run_counted(void *ctx)
+{
+  const struct count_ctx *c = ctx;
+
+  c->fn(c->size, c->size);
+}
+
+static double
+real_bevent(xray_machine *base, const char *name, size_t k, long size)
+{
+  struct real *m = (struct real *) base;
+  struct count_ctx ctx;
+  double v;
+
+  if (!m->branch.dl || k >= XRAY__BK_N) {
+    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
+    return NAN;
+  }
+  ctx.fn = m->branch.fn[k];
+  ctx.size = size;
+  v = xray__pmu_count(name, run_counted, &ctx, base->error, sizeof base->error);
+  return v < 0 ? NAN : v;
+}
+
 /* --- the core clock ------------------------------------------------------ */
 
 /* Ticks per dependent add over a short burst (the best of 8 windows of
@@ -486,6 +531,9 @@ static const struct xray__machine_ops real_ops = {
   .bbuild = real_bbuild,
   .bcount = real_bcount,
   .btime = real_btime,
+  .pmu = real_pmu,
+  .event_at = real_event_at,
+  .bevent = real_bevent,
   .clock = real_clock,
   .fma = real_fma,
   .cpus = real_cpus,

@@ -347,6 +347,28 @@ rp_btime(xray_machine *m, size_t k, double frac)
   return none(m);
 }
 
+static int
+rp_pmu(xray_machine *m)
+{
+  snprintf(m->error, sizeof m->error, "a recording holds no event counts");
+  return -1;
+}
+
+static const char *
+rp_event_at(xray_machine *m, size_t i)
+{
+  (void) m, (void) i;
+  return NULL;
+}
+
+static double
+rp_bevent(xray_machine *m, const char *name, size_t k, long size)
+{
+  (void) name, (void) k, (void) size;
+  rp_pmu(m);
+  return NAN;
+}
+
 static double
 rp_clock(xray_machine *m, double *tsc_hz)
 {
@@ -411,6 +433,9 @@ static const struct xray__machine_ops replay_ops = {
   .bbuild = rp_bbuild,
   .bcount = rp_bcount,
   .btime = rp_btime,
+  .pmu = rp_pmu,
+  .event_at = rp_event_at,
+  .bevent = rp_bevent,
   .clock = rp_clock,
   .fma = rp_fma,
   .cpus = rp_cpus,

@@ -296,6 +296,45 @@ sim_btime(xray_machine *base, size_t k, double frac)
   return xray__sim_noise(m, st.cycles / BRANCH_ITERS);
 }
 
+static int
+sim_pmu(xray_machine *base)
+{
+  struct sim *m = (struct sim *) base;
+
+  if (m->pmu.on)
+    return 0;
+  snprintf(base->error, sizeof base->error,
+           "the simulated machine has no PMU (give it one with pmu=SEED)");
+  return -1;
+}
+
+static const char *
+sim_event_at(xray_machine *base, size_t i)
+{
+  return xray__sim_pmu_event_at(&((struct sim *) base)->pmu, i);
+}
+
+static double
+sim_bevent(xray_machine *base, const char *name, size_t k, long size)
+{
+  struct sim *m = (struct sim *) base;
+  struct xray__bstats st;
+  double v;
+
+  if (sim_pmu(base))
+    return NAN;
+  if (!m->bbuilt || k >= XRAY__BK_N
+      || xray__sim_branch_run(&m->br, &m->cpu, k, size, size, &m->rng, &st)) {
+    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
+    return NAN;
+  }
+  if ((v = xray__sim_pmu_count(&m->pmu, name, &st)) < 0) {
+    snprintf(base->error, sizeof base->error, "the simulated PMU has no event '%.60s'", name);
+    return NAN;
+  }
+  return v;
+}
+
 /* The simulated machine's OS view is its truth. */
 static int
 sim_os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen)
@@ -317,6 +356,9 @@ static const struct xray__machine_ops sim_ops = {
   .bbuild = sim_bbuild,
   .bcount = sim_bcount,
   .btime = sim_btime,
+  .pmu = sim_pmu,
+  .event_at = sim_event_at,
+  .bevent = sim_bevent,
   .clock = sim_clock,
   .fma = sim_fma,
   .cpus = sim_cpus,

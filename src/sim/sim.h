@@ -42,6 +42,24 @@ int xray__sim_branch_run(const struct xray__sim_branch *b, const struct xray__si
 /* The simulated compiler's loop of kernel k, as the static check reads it. */
 void xray__sim_branch_count(const struct xray__sim_branch *b, size_t k, struct xray__bcount *out);
 
+/* pmu.c: the simulated PMU (events defined from the branch unit's runs). */
+#define XRAY__SIM_EVENTS 32
+struct xray__sim_event {
+  char name[32];
+  int kind, a, b; /* what it counts (pmu.c) */
+};
+struct xray__sim_pmu {
+  int on, n;
+  struct xray__sim_event ev[XRAY__SIM_EVENTS];
+  uint64_t rng;
+};
+int xray__sim_pmu_item(struct xray__sim_pmu *p, const char *key, const char *val, char *err,
+                       size_t errlen);
+const char *xray__sim_pmu_event_at(const struct xray__sim_pmu *p, size_t i);
+/* Event name's count over a run that did st; -1 if the PMU has no such event. */
+double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name,
+                           const struct xray__bstats *st);
+
 struct sim {
   struct xray_machine base;
   struct xray__cache l1i;
@@ -72,6 +90,7 @@ struct sim {
   uint64_t rng;
   struct xray__sim_core cpu;
   struct xray__sim_branch br;
+  struct xray__sim_pmu pmu;
   struct xray__bcount bcount[XRAY__BK_N]; /* the last bbuild */
   int bbuilt;
   int cpu_items;                /* the spec describes the core */

@@ -39,6 +39,7 @@
  *                                 neighbour's share of a level moves
  *   branch=PENALTY[:HISTORY[:WINDOW]], bselect=yes|no
  *                                 the branch unit (sim/branch.c)
+ *   pmu=SEED[:EVENTS]             a PMU of EVENTS events (sim/pmu.c)
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
  *   spikes=PERCENT                chance of an isolated 1.5-6x spike (default 2)
  *   seed=N                        noise seed
@@ -438,7 +439,8 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   if ((r = parse_structure(m, item, eq, err, errlen)) <= 0
       || (r = parse_memory(m, item, eq, err, errlen)) <= 0)
     return r;
-  if ((r = xray__sim_branch_item(&m->br, item, eq, err, errlen)) != 0) {
+  if ((r = xray__sim_branch_item(&m->br, item, eq, err, errlen)) != 0
+      || (r = xray__sim_pmu_item(&m->pmu, item, eq, err, errlen)) != 0) {
     if (r > 0)
       m->cpu_items = 1;
     return r < 0 ? -1 : 0;
@@ -452,7 +454,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
            "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
            "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, "
            "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-           "cpus, smt, branch, bselect, noise, spikes, seed)",
+           "cpus, smt, branch, bselect, pmu, noise, spikes, seed)",
            item);
   return -1;
 }
