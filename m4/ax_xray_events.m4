@@ -8,15 +8,17 @@
 #
 # DESCRIPTION
 #
-#   For each branch event category of the Counter Inspection Toolkit, the
-#   name of the hardware event that counts it here, found by counting every
-#   event the machine offers over the toolkit's seven branch benchmarks
-#   (compiled with the project's $CC and $CFLAGS, their branches counted
-#   from the compiler's assembly) at several iteration counts, and placing
-#   each event in the category its slopes match on every benchmark (the
-#   paper's goodness function, a score of 0.8 or more; see xray(1),
-#   "xray counters").  ACTION-IF-FOUND runs when at least one category has
-#   an event.
+#   For each event category of the Counter Inspection Toolkit, the name of
+#   the hardware event that counts it here, found by counting every event
+#   the machine offers over the toolkit's seven branch benchmarks (compiled
+#   with the project's $CC and $CFLAGS, their branches counted from the
+#   compiler's assembly) at several iteration counts, and over pointer
+#   chases whose footprints lie between the data levels' capacities (which
+#   the engine measures first), and placing each event in the category its
+#   slopes or its cache signature match on every benchmark (the paper's
+#   goodness function, a score of 0.8 or more; see xray(1), "xray
+#   counters").  ACTION-IF-FOUND runs when at least one category has an
+#   event.
 #
 #   Where the machine's counters cannot be read (no PMU, as in most virtual
 #   machines; perf_event_paranoid; a container's seccomp profile), nothing
@@ -30,6 +32,8 @@
 #     ax_cv_xray_event_cond_branches_taken
 #     ax_cv_xray_event_direct_branches
 #     ax_cv_xray_event_branch_misses
+#     ax_cv_xray_event_l1d_hits, ax_cv_xray_event_l1d_misses, and so on to
+#     ax_cv_xray_event_l3_misses
 #
 #   Defines in config.h, as C strings, and substitutes, when known:
 #
@@ -39,6 +43,10 @@
 #     XRAY_EVENT_COND_BRANCHES_TAKEN      conditional branches taken
 #     XRAY_EVENT_DIRECT_BRANCHES          direct (unconditional) branches
 #     XRAY_EVENT_BRANCH_MISSES            mispredicted branches
+#     XRAY_EVENT_L1D_HITS                 loads the L1D served
+#     XRAY_EVENT_L1D_MISSES               loads that missed the L1D
+#     XRAY_EVENT_L2_HITS, XRAY_EVENT_L2_MISSES, XRAY_EVENT_L3_HITS,
+#     XRAY_EVENT_L3_MISSES                the same for the L2 and the L3
 #
 #   e.g. #define XRAY_EVENT_BRANCH_MISSES "branch-misses", a name for
 #   perf_event (perf's generic names, or rHEX) or PAPI, and records them for
@@ -67,7 +75,13 @@ m4_foreach([_ax_xray_ev], [[[COND_BRANCHES_EXECUTED], [cond_branches_executed], 
                            [[COND_BRANCHES_RETIRED], [cond_branches_retired], [conditional branches retired]],
                            [[COND_BRANCHES_TAKEN], [cond_branches_taken], [conditional branches taken]],
                            [[DIRECT_BRANCHES], [direct_branches], [direct branches]],
-                           [[BRANCH_MISSES], [branch_misses], [mispredicted branches]]],
+                           [[BRANCH_MISSES], [branch_misses], [mispredicted branches]],
+                           [[L1D_HITS], [l1d_hits], [loads the L1D served]],
+                           [[L1D_MISSES], [l1d_misses], [loads that missed the L1D]],
+                           [[L2_HITS], [l2_hits], [loads the L2 served]],
+                           [[L2_MISSES], [l2_misses], [loads that missed the L2]],
+                           [[L3_HITS], [l3_hits], [loads the L3 served]],
+                           [[L3_MISSES], [l3_misses], [loads that missed the L3]]],
   [_AX_XRAY_EVENT(m4_unquote(_ax_xray_ev))])
 rm -f conftest.xray-events
 AS_IF([test $ax_xray_events_found = no && test -n "$ax_xray_events_why"],

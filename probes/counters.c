@@ -19,45 +19,83 @@
  * benchmarks: it must match on every one (a mean lets an event that
  * counts nothing match the direct jumps, zero on six benchmarks of
  * seven).  It is placed where it scores PLACE or more, if only one
- * category does. */
-#include "xray-internal.h"
+ * category does.
+ *
+ * Events are also counted per load of pointer chases over footprints
+ * from the data levels measured here (counters-cache.c): the same
+ * goodness against each level's hit and miss signature places an event
+ * that counts a level's hits or misses. */
+#include "counters.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NBENCH 7
-#define NCAT 5
+#define NBENCH XRAY__NBENCH
+#define NBRANCH XRAY__NBRANCH
+#define NCAT XRAY__NCAT
 #define NSIZES 5
 /* A score of 0.8 or more: every slope within 0.33 events per iteration. */
 #define PLACE 0.8
 #define MAX_EVENTS 4096
 
 static const long sizes[NSIZES] = { 2000, 4000, 8000, 16000, 32000 };
-static const char *const cat_name[NCAT] = { "CE", "CR", "T", "D", "M" };
-static const char *const cat_define[NCAT] = {
+static const char *const branch_name[NBRANCH] = { "CE", "CR", "T", "D", "M" };
+static const char *const branch_define[NBRANCH] = {
   "XRAY_EVENT_COND_BRANCHES_EXECUTED", "XRAY_EVENT_COND_BRANCHES_RETIRED",
   "XRAY_EVENT_COND_BRANCHES_TAKEN", "XRAY_EVENT_DIRECT_BRANCHES", "XRAY_EVENT_BRANCH_MISSES"
 };
-static const char *const cat_desc[NCAT] = {
+static const char *const branch_desc[NBRANCH] = {
   "conditional branches executed, down wrong paths too", "conditional branches retired",
   "conditional branches taken", "direct (unconditional) branches", "mispredicted branches"
 };
-
-struct event {
-  char name[128];
-  double slope[NBENCH], r2[NBENCH], score[NCAT];
-  int cat; /* -1: none */
-  int counted; /* on every benchmark */
-  char why[200]; /* why it could not be counted, or why in none */
-};
+static const char *const level_name[XRAY__CLEVELS] = { "L1D", "L2", "L3", "L4" };
 
 struct xray_counters {
   size_t n;
-  struct event *ev;
-  double rows[NCAT][NBENCH];
+  struct xray__event *ev;
+  double rows[NBRANCH][NBENCH];
+  int nlev; /* data levels with signatures; 0: none (cwhy) */
+  double level[XRAY__CLEVELS], foot[XRAY__NFOOT], line;
+  char cwhy[200];
   char machine[200], compiler[300];
 };
+
+/* Category k's label ("CR", "L2-MISS"), define and description. */
+static void
+cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc, size_t desclen)
+{
+  if (k < NBRANCH) {
+    snprintf(label, llen, "%s", branch_name[k]);
+    snprintf(define, dlen, "%s", branch_define[k]);
+    snprintf(desc, desclen, "%s", branch_desc[k]);
+    return;
+  }
+  k -= NBRANCH;
+  snprintf(label, llen, "%s-%s", level_name[k / 2], k % 2 ? "MISS" : "HIT");
+  snprintf(define, dlen, "XRAY_EVENT_%s_%s", level_name[k / 2], k % 2 ? "MISSES" : "HITS");
+  snprintf(desc, desclen, "loads %s the %s", k % 2 ? "that missed" : "served by",
+           level_name[k / 2]);
+}
+
+static const char *
+cat_label(int k)
+{
+  static char buf[XRAY__NCAT][16];
+  char d[64], e[64];
+
+  cat_text(k, buf[k], sizeof buf[k], d, sizeof d, e, sizeof e);
+  return buf[k];
+}
+
+/* Category k's count per load at footprint f (f levels missed). */
+static double
+cache_expected(int k, int f)
+{
+  int lev = (k - NBRANCH) / 2; /* 0: the L1D */
+
+  return (k - NBRANCH) % 2 ? f > lev : f == lev;
+}
 
 static double
 goodness(double slope, double r2, double expected)
@@ -69,7 +107,7 @@ goodness(double slope, double r2, double expected)
 
 /* Each category's events per iteration of each benchmark, as compiled. */
 static int
-expected_rows(xray_machine *m, double rows[NCAT][NBENCH], char *err, size_t errlen)
+expected_rows(xray_machine *m, double rows[NBRANCH][NBENCH], char *err, size_t errlen)
 {
   int b;
 
@@ -92,16 +130,15 @@ expected_rows(xray_machine *m, double rows[NCAT][NBENCH], char *err, size_t errl
   return 0;
 }
 
-/* Count event e on every benchmark and place it. */
+/* Count event e on every branch benchmark. */
 static void
-place(xray_machine *m, const double rows[NCAT][NBENCH], struct event *e)
+count_branches(xray_machine *m, struct xray__event *e)
 {
   double x[NSIZES], y[NSIZES];
-  int b, s, c, above = 0;
+  int b, s;
 
   for (s = 0; s < NSIZES; s++)
     x[s] = (double) sizes[s];
-  e->cat = -1;
   for (b = 0; b < NBENCH; b++) {
     for (s = 0; s < NSIZES; s++) {
       m->error[0] = 0;
@@ -114,13 +151,29 @@ place(xray_machine *m, const double rows[NCAT][NBENCH], struct event *e)
     e->slope[b] = xray__fit_line(x, y, NSIZES, NULL, &e->r2[b], NULL);
   }
   e->counted = 1;
-  for (c = 0; c < NCAT; c++) {
-    e->score[c] = 1;
-    for (b = 0; b < NBENCH; b++)
-      e->score[c] = fmin(e->score[c], goodness(e->slope[b], e->r2[b], rows[c][b]));
-    if (e->score[c] >= PLACE) {
+}
+
+/* Score e in every category it was counted for, and place it. */
+static void
+place(const xray_counters *c, struct xray__event *e)
+{
+  int b, k, above = 0;
+
+  e->cat = -1;
+  for (k = 0; k < NBRANCH + 2 * c->nlev; k++) {
+    e->score[k] = 0;
+    if (k < NBRANCH ? !e->counted : e->ccounted != 1)
+      continue;
+    e->score[k] = 1;
+    if (k < NBRANCH)
+      for (b = 0; b < NBENCH; b++)
+        e->score[k] = fmin(e->score[k], goodness(e->slope[b], e->r2[b], c->rows[k][b]));
+    else
+      for (b = 0; b <= c->nlev; b++)
+        e->score[k] = fmin(e->score[k], goodness(e->sig[b], e->sr2[b], cache_expected(k, b)));
+    if (e->score[k] >= PLACE) {
       above++;
-      e->cat = c;
+      e->cat = k;
     }
   }
   if (above > 1) {
@@ -157,7 +210,7 @@ add_names(xray_counters *c, xray_machine *m, const char *events, char *err, size
       return -1;
     }
     if (c->n == cap) {
-      struct event *g = realloc(c->ev, (cap = cap ? 2 * cap : 32) * sizeof *g);
+      struct xray__event *g = realloc(c->ev, (cap = cap ? 2 * cap : 32) * sizeof *g);
       if (!g) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -175,8 +228,32 @@ add_names(xray_counters *c, xray_machine *m, const char *events, char *err, size
   return 0;
 }
 
+/* Whether a --levels spec reads; -1 with why. */
+static int
+parse_only(const char *levels, char *err, size_t errlen)
+{
+  double level[XRAY__CLEVELS], line;
+
+  return xray__counter_levels(NULL, levels, level, &line, err, errlen) < 0 ? -1 : 0;
+}
+
+/* The cache signatures, where the machine has data levels to chase. */
+static void
+cache_part(xray_counters *c, xray_machine *m, const char *levels)
+{
+  int n = xray__counter_levels(m, levels, c->level, &c->line, c->cwhy, sizeof c->cwhy);
+
+  if (n <= 0)
+    return;
+  xray__counter_footprints(c->level, n, c->foot);
+  if (xray__counter_signatures(m, c->foot, n + 1, c->line, c->ev, c->n, c->cwhy, sizeof c->cwhy)
+      == 0)
+    c->nlev = n;
+}
+
 xray_counters *
-xray_counters_run(xray_machine *m, const char *events, int *no_pmu, char *err, size_t errlen)
+xray_counters_run(xray_machine *m, const char *events, const char *levels, int *no_pmu, char *err,
+                  size_t errlen)
 {
   xray_counters *c;
   size_t i;
@@ -203,8 +280,15 @@ xray_counters_run(xray_machine *m, const char *events, int *no_pmu, char *err, s
     xray_counters_free(c);
     return NULL;
   }
+  if (levels && parse_only(levels, err, errlen)) {
+    xray_counters_free(c);
+    return NULL;
+  }
   for (i = 0; i < c->n; i++)
-    place(m, c->rows, &c->ev[i]);
+    count_branches(m, &c->ev[i]);
+  cache_part(c, m, levels);
+  for (i = 0; i < c->n; i++)
+    place(c, &c->ev[i]);
   return c;
 }
 
@@ -223,7 +307,7 @@ xray_counters_name(const xray_counters *c, size_t i)
 const char *
 xray_counters_category(const xray_counters *c, size_t i)
 {
-  return i < c->n && c->ev[i].cat >= 0 ? cat_name[c->ev[i].cat] : NULL;
+  return i < c->n && c->ev[i].cat >= 0 ? cat_label(c->ev[i].cat) : NULL;
 }
 
 double
@@ -255,36 +339,81 @@ best_of(const xray_counters *c, int k)
   return best;
 }
 
+/* Categories of this run: the branch ones, and two per data level. */
+static int
+ncat(const xray_counters *c)
+{
+  return NBRANCH + 2 * c->nlev;
+}
+
 static void
 write_text(const xray_counters *c, FILE *f)
 {
+  char label[16], def[64], desc[96];
   size_t i;
   int k, b;
 
   fprintf(f, "events on %s, over the branch benchmarks built with %s\n", c->machine, c->compiler);
   fprintf(f, "expected per iteration of benchmarks a..g (from the compiled code):\n");
-  for (k = 0; k < NCAT; k++) {
-    fprintf(f, "  %-2s", cat_name[k]);
+  for (k = 0; k < NBRANCH; k++) {
+    cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
+    fprintf(f, "  %-8s", label);
     for (b = 0; b < NBENCH; b++)
       fprintf(f, " %5.2f", c->rows[k][b]);
-    fprintf(f, "   %s\n", cat_desc[k]);
+    fprintf(f, "   %s\n", desc);
   }
+  if (c->nlev) {
+    fprintf(f, "expected per load of chases over");
+    for (b = 0; b <= c->nlev; b++)
+      fprintf(f, " %.0fK", c->foot[b] / 1024);
+    fprintf(f, " (levels of");
+    for (b = 0; b < c->nlev; b++)
+      fprintf(f, " %.0fK", c->level[b] / 1024);
+    fprintf(f, "):\n");
+    for (k = NBRANCH; k < ncat(c); k++) {
+      cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
+      fprintf(f, "  %-8s", label);
+      for (b = 0; b <= c->nlev; b++)
+        fprintf(f, " %5.2f", cache_expected(k, b));
+      fprintf(f, "   %s\n", desc);
+    }
+  } else
+    fprintf(f, "no cache signatures: %s\n", c->cwhy);
   for (i = 0; i < c->n; i++) {
-    const struct event *e = &c->ev[i];
+    const struct xray__event *e = &c->ev[i];
     int best = 0;
-    for (k = 1; k < NCAT; k++)
+    for (k = 1; k < ncat(c); k++)
       if (e->score[k] > e->score[best])
         best = k;
-    fprintf(f, "%-40s %-4s", e->name, e->cat >= 0 ? cat_name[e->cat] : "-");
-    if (!e->counted)
+    fprintf(f, "%-32s %-8s", e->name, e->cat >= 0 ? cat_label(e->cat) : "-");
+    if (!e->counted && e->ccounted != 1) {
       fprintf(f, " %s\n", e->why);
-    else {
-      fprintf(f, " score %.2f%s slopes", e->score[best], e->cat >= 0 ? "" : " (best)");
+      continue;
+    }
+    fprintf(f, " score %.2f%s", e->score[best], e->cat >= 0 ? "" : " (best)");
+    if (e->counted) {
+      fprintf(f, " branches");
       for (b = 0; b < NBENCH; b++)
         fprintf(f, " %.2f", e->slope[b] * e->r2[b]);
-      fprintf(f, "%s%s\n", e->why[0] ? "; " : "", e->why);
     }
+    if (e->ccounted == 1) {
+      fprintf(f, " loads");
+      for (b = 0; b <= c->nlev; b++)
+        fprintf(f, " %.2f", e->sig[b] * e->sr2[b]);
+    }
+    fprintf(f, "%s%s\n", e->why[0] ? "; " : "", e->why);
   }
+}
+
+static void
+json_array(FILE *f, const char *key, const double *v, int n)
+{
+  int i;
+
+  fprintf(f, ", \"%s\": [", key);
+  for (i = 0; i < n; i++)
+    fprintf(f, "%s%.4f", i ? ", " : "", v[i]);
+  fprintf(f, "]");
 }
 
 static void
@@ -297,32 +426,40 @@ write_json(const xray_counters *c, FILE *f)
   xray__json_string(f, c->machine);
   fprintf(f, ",\n  \"compiler\": ");
   xray__json_string(f, c->compiler);
-  fprintf(f, ",\n  \"threshold\": %g,\n  \"expected\": {", PLACE);
-  for (k = 0; k < NCAT; k++) {
-    fprintf(f, "%s\"%s\": [", k ? ", " : "", cat_name[k]);
-    for (b = 0; b < NBENCH; b++)
-      fprintf(f, "%s%g", b ? ", " : "", c->rows[k][b]);
+  fprintf(f, ",\n  \"threshold\": %g", PLACE);
+  json_array(f, "levels", c->level, c->nlev);
+  json_array(f, "footprints", c->foot, c->nlev ? c->nlev + 1 : 0);
+  fprintf(f, ",\n  \"expected\": {");
+  for (k = 0; k < ncat(c); k++) {
+    double row[XRAY__NFOOT];
+    for (b = 0; k >= NBRANCH && b <= c->nlev; b++)
+      row[b] = cache_expected(k, b);
+    fprintf(f, "%s\"%s\": [", k ? ", " : "", cat_label(k));
+    for (b = 0; b < (k < NBRANCH ? NBENCH : c->nlev + 1); b++)
+      fprintf(f, "%s%g", b ? ", " : "", k < NBRANCH ? c->rows[k][b] : row[b]);
     fprintf(f, "]");
   }
   fprintf(f, "},\n  \"events\": [");
   for (i = 0; i < c->n; i++) {
-    const struct event *e = &c->ev[i];
+    const struct xray__event *e = &c->ev[i];
     fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
     xray__json_string(f, e->name);
     fprintf(f, ", \"category\": ");
     if (e->cat >= 0)
-      fprintf(f, "\"%s\", \"score\": %.4f", cat_name[e->cat], e->score[e->cat]);
+      fprintf(f, "\"%s\", \"score\": %.4f", cat_label(e->cat), e->score[e->cat]);
     else
       fprintf(f, "null");
-    fprintf(f, ", \"slopes\": [");
-    for (b = 0; b < NBENCH; b++)
-      fprintf(f, "%s%.4f", b ? ", " : "", e->slope[b]);
-    fprintf(f, "], \"r2\": [");
-    for (b = 0; b < NBENCH; b++)
-      fprintf(f, "%s%.4f", b ? ", " : "", e->r2[b]);
-    fprintf(f, "], \"scores\": {");
-    for (k = 0; k < NCAT; k++)
-      fprintf(f, "%s\"%s\": %.4f", k ? ", " : "", cat_name[k], e->score[k]);
+    if (e->counted) {
+      json_array(f, "slopes", e->slope, NBENCH);
+      json_array(f, "r2", e->r2, NBENCH);
+    }
+    if (e->ccounted == 1) {
+      json_array(f, "per_load", e->sig, c->nlev + 1);
+      json_array(f, "per_load_r2", e->sr2, c->nlev + 1);
+    }
+    fprintf(f, ", \"scores\": {");
+    for (k = 0; k < ncat(c); k++)
+      fprintf(f, "%s\"%s\": %.4f", k ? ", " : "", cat_label(k), e->score[k]);
     fprintf(f, "}");
     if (e->why[0]) {
       fprintf(f, ", \"reason\": ");
@@ -330,7 +467,12 @@ write_json(const xray_counters *c, FILE *f)
     }
     fprintf(f, "}");
   }
-  fprintf(f, "\n  ]\n}\n");
+  fprintf(f, "\n  ]");
+  if (!c->nlev) {
+    fprintf(f, ",\n  \"no_cache_signatures\": ");
+    xray__json_string(f, c->cwhy);
+  }
+  fprintf(f, "\n}\n");
 }
 
 /* NAME='event' for the shell, or #define NAME "event"; names that would
@@ -338,23 +480,27 @@ write_json(const xray_counters *c, FILE *f)
 static void
 write_defines(const xray_counters *c, FILE *f, int header)
 {
+  const char *open = header ? "/*" : "#", *close = header ? " */" : "";
+  char label[16], def[64], desc[96];
   int k;
 
-  for (k = 0; k < NCAT; k++) {
+  for (k = 0; k < ncat(c); k++) {
     long i = best_of(c, k);
+    cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
     if (i < 0)
-      fprintf(f, "%s %s unknown: no event scored %.1f or more as %s%s\n", header ? "/*" : "#",
-              cat_define[k], PLACE, cat_desc[k], header ? " */" : "");
+      fprintf(f, "%s %s unknown: no event scored %.1f or more as %s%s\n", open, def, PLACE, desc,
+              close);
     else if (strpbrk(c->ev[i].name, "'\"\\\n"))
-      fprintf(f, "%s %s unknown: its event's name holds a quote or a backslash%s\n",
-              header ? "/*" : "#", cat_define[k], header ? " */" : "");
+      fprintf(f, "%s %s unknown: its event's name holds a quote or a backslash%s\n", open, def,
+              close);
     else if (header)
-      fprintf(f, "#define %s \"%s\" /* %s, score %.3f */\n", cat_define[k], c->ev[i].name,
-              cat_desc[k], c->ev[i].score[k]);
-    else
-      fprintf(f, "%s='%s'\n# %s score %.3f\n", cat_define[k], c->ev[i].name, cat_define[k],
+      fprintf(f, "#define %s \"%s\" /* %s, score %.3f */\n", def, c->ev[i].name, desc,
               c->ev[i].score[k]);
+    else
+      fprintf(f, "%s='%s'\n# %s score %.3f\n", def, c->ev[i].name, def, c->ev[i].score[k]);
   }
+  if (!c->nlev)
+    fprintf(f, "%s no cache events: %s%s\n", open, c->cwhy, close);
 }
 
 int

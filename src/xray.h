@@ -190,16 +190,20 @@ int xray_icsim_fits(const char *file, const char *function, unsigned long size, 
  *
  * events: comma-separated names (perf's generic names, rHEX raw events,
  * PAPI native names where built with PAPI), or NULL for every event m
- * offers.  NULL with the reason in err (one line) when m's counters
- * cannot be read, *no_pmu then 1 (no PMU, perf_event_paranoid, a
- * container...), or when the benchmarks cannot be built. */
+ * offers.  Each is also counted per load of pointer chases over
+ * footprints between the data levels' capacities, levels ("32K,1M,32M")
+ * or, where NULL, those the dcache and caches probes measure on m: its
+ * signature places an event that counts a level's hits ("L2-HIT") or
+ * misses ("L2-MISS").  NULL with the reason in err (one line) when m's
+ * counters cannot be read, *no_pmu then 1 (no PMU, perf_event_paranoid,
+ * a container...), or when the benchmarks cannot be built. */
 /* 0 if m's hardware counters can be read, else -1 with the reason in why;
  * the events m offers, by name (NULL past the last). */
 int xray_machine_counters(xray_machine *m, char *why, size_t len);
 const char *xray_machine_event_at(xray_machine *m, size_t i);
 typedef struct xray_counters xray_counters;
-xray_counters *xray_counters_run(xray_machine *m, const char *events, int *no_pmu, char *err,
-                                 size_t errlen);
+xray_counters *xray_counters_run(xray_machine *m, const char *events, const char *levels,
+                                 int *no_pmu, char *err, size_t errlen);
 size_t xray_counters_count(const xray_counters *c);
 const char *xray_counters_name(const xray_counters *c, size_t i);
 /* Its category ("CR"...), NULL if none; its score there, 0 to 1. */
@@ -207,7 +211,8 @@ const char *xray_counters_category(const xray_counters *c, size_t i);
 double xray_counters_score(const xray_counters *c, size_t i);
 /* Text or JSON: every event with its category, score and slopes; shell:
  * for each category the best event scoring at least 0.8, as
- * XRAY_EVENT_<CATEGORY>="name" (XRAY_EVENT_BRANCH_MISSES, ...). */
+ * XRAY_EVENT_<CATEGORY>='name' (XRAY_EVENT_BRANCH_MISSES,
+ * XRAY_EVENT_L1D_MISSES, ...); header: the same as #define lines. */
 int xray_counters_write(const xray_counters *c, FILE *f, xray_format fmt);
 void xray_counters_free(xray_counters *c);
 

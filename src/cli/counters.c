@@ -21,12 +21,15 @@ counters_usage(FILE *f, const char *prog)
           "Usage: %s counters [OPTION]...\n"
           "Count hardware events over the Counter Inspection Toolkit's branch benchmarks\n"
           "and place each in a category: CE conditional branches executed, CR retired,\n"
-          "T taken, D direct jumps, M mispredictions (or none).\n"
+          "T taken, D direct jumps, M mispredictions; and over pointer chases between\n"
+          "the data levels' capacities: L1D-HIT, L1D-MISS, L2-HIT, ... (or none).\n"
           "\n"
           "  -e, --events=LIST     comma-separated event names (perf's generic names,\n"
           "                        rHEX raw events, PAPI native names where built with\n"
           "                        PAPI); default: every event the machine offers\n"
           "  -l, --list            list the events the machine offers, and exit\n"
+          "      --levels=SIZES    the data levels' capacities for the cache signatures\n"
+          "                        (e.g. 32K,1M,32M); default: measured here\n"
           "  -r, --require         exit 1 where counters cannot be read here\n"
           "  -f, --format=FORMAT   text (default), json, shell (the best event per\n"
           "                        category as XRAY_EVENT_...='NAME') or header\n"
@@ -90,7 +93,7 @@ list_events(xray_machine *m, const char *prog)
 }
 
 struct copts {
-  const char *simulate, *events, *cc, *cflags;
+  const char *simulate, *events, *levels, *cc, *cflags;
   xray_format fmt;
   int require, list;
 };
@@ -99,15 +102,13 @@ struct copts {
 static int
 parse_counters(int argc, char **argv, const char *prog, struct copts *o)
 {
-  static const struct option opts[] = { { "events", required_argument, 0, 'e' },
-                                        { "list", no_argument, 0, 'l' },
-                                        { "require", no_argument, 0, 'r' },
-                                        { "format", required_argument, 0, 'f' },
-                                        { "simulate", required_argument, 0, 's' },
-                                        { "cc", required_argument, 0, 'C' },
-                                        { "cflags", required_argument, 0, 'F' },
-                                        { "help", no_argument, 0, 'h' },
-                                        { 0, 0, 0, 0 } };
+  static const struct option opts[] = {
+    { "events", required_argument, 0, 'e' }, { "list", no_argument, 0, 'l' },
+    { "levels", required_argument, 0, 'L' }, { "require", no_argument, 0, 'r' },
+    { "format", required_argument, 0, 'f' }, { "simulate", required_argument, 0, 's' },
+    { "cc", required_argument, 0, 'C' },     { "cflags", required_argument, 0, 'F' },
+    { "help", no_argument, 0, 'h' },         { 0, 0, 0, 0 }
+  };
   int c;
 
   while ((c = getopt_long(argc, argv, "e:lrf:s:h", opts, NULL)) != -1)
@@ -117,6 +118,11 @@ parse_counters(int argc, char **argv, const char *prog, struct copts *o)
       break;
     case 'l':
       o->list = 1;
+      break;
+    case 'L':
+      o->levels = optarg;
+      if (!*optarg || strspn(optarg, "0123456789.KM,") != strlen(optarg))
+        counters_usage_error(prog, "invalid --levels (capacities such as 32K,1M,32M):", optarg);
       break;
     case 'r':
       o->require = 1;
@@ -172,7 +178,7 @@ write_results(const xray_counters *res, xray_format fmt, const char *prog)
 int
 xray_cli_counters(int argc, char **argv, const char *prog)
 {
-  struct copts o = { NULL, NULL, NULL, NULL, XRAY_FORMAT_TEXT, 0, 0 };
+  struct copts o = { NULL, NULL, NULL, NULL, NULL, XRAY_FORMAT_TEXT, 0, 0 };
   char err[640] = "";
   xray_machine *m;
   xray_counters *res;
@@ -196,7 +202,7 @@ xray_cli_counters(int argc, char **argv, const char *prog)
     xray_machine_free(m);
     return rc;
   }
-  res = xray_counters_run(m, o.events, &no_pmu, err, sizeof err);
+  res = xray_counters_run(m, o.events, o.levels, &no_pmu, err, sizeof err);
   xray_machine_free(m);
   if (!res && no_pmu) {
     no_counters(stdout, o.fmt, err);

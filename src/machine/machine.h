@@ -99,6 +99,11 @@ struct xray__machine_ops {
   int (*pmu)(xray_machine *m);
   const char *(*event_at)(xray_machine *m, size_t i);
   double (*bevent)(xray_machine *m, const char *name, size_t k, long size);
+  /* The counts of events names[0..n-1] over `loads` loads of the pointer
+   * chase c, after warming it, into out (NAN where one cannot be
+   * counted); -1 with the error if the chase cannot run. */
+  int (*cevents)(xray_machine *m, const char *const *names, size_t n, const struct xray__chase *c,
+                 long loads, double *out);
   /* The core clock over one short burst of dependent adds, in Hz; its
    * time-stamp counter's rate in *tsc_hz (0 if it has none). */
   double (*clock)(xray_machine *m, double *tsc_hz);

@@ -317,49 +317,26 @@ real_btime(xray_machine *base, size_t k, double frac)
   return xray__measure(&m->sampler, &kern, alu_ref(m)) / m->ticks_per_cycle;
 }
 
-/* --- hardware events ----------------------------------------------------- */
-
-static int
-real_pmu(xray_machine *base)
-{
-  return xray__pmu_access(base->error, sizeof base->error);
-}
-
-static const char *
-real_event_at(xray_machine *base, size_t i)
-{
-  (void) base;
-  return xray__pmu_event_at(i);
-}
-
-struct count_ctx {
-  long (*fn)(long size, long lim);
-  long size;
-};
-
-static void
-run_counted(void *ctx)
-{
-  const struct count_ctx *c = ctx;
-
-  c->fn(c->size, c->size);
-}
+/* --- hardware events (events.c) ----------------------------------------- */
 
 static double
 real_bevent(xray_machine *base, const char *name, size_t k, long size)
 {
   struct real *m = (struct real *) base;
-  struct count_ctx ctx;
-  double v;
 
   if (!m->branch.dl || k >= XRAY__BK_N) {
     snprintf(base->error, sizeof base->error, "the branch kernels are not built");
     return NAN;
   }
-  ctx.fn = m->branch.fn[k];
-  ctx.size = size;
-  v = xray__pmu_count(name, run_counted, &ctx, base->error, sizeof base->error);
-  return v < 0 ? NAN : v;
+  return xray__real_bevent(base, m->branch.fn[k], name, size);
+}
+
+static int
+real_cevents(xray_machine *base, const char *const *names, size_t n, const struct xray__chase *c,
+             long loads, double *out)
+{
+  return xray__real_cevents(base, &((struct real *) base)->arena[c->arena], names, n, c, loads,
+                            out);
 }
 
 /* --- the core clock ------------------------------------------------------ */
@@ -531,9 +508,10 @@ static const struct xray__machine_ops real_ops = {
   .bbuild = real_bbuild,
   .bcount = real_bcount,
   .btime = real_btime,
-  .pmu = real_pmu,
-  .event_at = real_event_at,
+  .pmu = xray__real_pmu,
+  .event_at = xray__real_event_at,
   .bevent = real_bevent,
+  .cevents = real_cevents,
   .clock = real_clock,
   .fma = real_fma,
   .cpus = real_cpus,

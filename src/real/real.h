@@ -16,6 +16,16 @@ void xray__arena_free(struct xray__arena *a);
 void xray__chase_link(char *base, const struct xray__chase *c);
 void *xray__chase_run(void *p, uint64_t iters);
 
+/* real/events.c: hardware events on the real machine (measure/pmu.c):
+ * whether they can be counted, which, and their counts over one run of
+ * a branch kernel fn or over loads of a chase in arena a. */
+int xray__real_pmu(xray_machine *m);
+const char *xray__real_event_at(xray_machine *m, size_t i);
+double xray__real_bevent(xray_machine *m, long (*fn)(long size, long lim), const char *name,
+                         long size);
+int xray__real_cevents(xray_machine *m, struct xray__arena *a, const char *const *names, size_t n,
+                       const struct xray__chase *c, long loads, double *out);
+
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
 

@@ -369,6 +369,14 @@ rp_bevent(xray_machine *m, const char *name, size_t k, long size)
   return NAN;
 }
 
+static int
+rp_cevents(xray_machine *m, const char *const *names, size_t n, const struct xray__chase *c,
+           long loads, double *out)
+{
+  (void) names, (void) n, (void) c, (void) loads, (void) out;
+  return rp_pmu(m);
+}
+
 static double
 rp_clock(xray_machine *m, double *tsc_hz)
 {
@@ -436,6 +444,7 @@ static const struct xray__machine_ops replay_ops = {
   .pmu = rp_pmu,
   .event_at = rp_event_at,
   .bevent = rp_bevent,
+  .cevents = rp_cevents,
   .clock = rp_clock,
   .fma = rp_fma,
   .cpus = rp_cpus,

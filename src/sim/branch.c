@@ -174,6 +174,7 @@ xray__sim_branch_run(const struct xray__sim_branch *b, const struct xray__sim_co
     out->miss += predict(table, &hist, bits, 2, !last);
   }
   out->cycles = chain * (double) size + out->miss * b->penalty;
+  out->iters = (double) size;
   free(table);
   return 0;
 }

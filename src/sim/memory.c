@@ -111,6 +111,8 @@ load(struct sim *m, uint64_t va, int huge)
   }
   pa = physical(m, va);
   hit = fill(m, pa);
+  if (m->counting)
+    m->served[hit]++;
   /* The neighbour's loads, at the shared level, to lines of its own. */
   if (m->tenant && hit >= m->tenant)
     for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1) {
@@ -167,6 +169,39 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
   for (i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
     sum += load(m, b + c->off[i], huge);
   return xray__sim_noise(m, sum / (double) loads);
+}
+
+int
+xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
+                  const struct xray__chase *c, long loads, double *out)
+{
+  struct sim *m = (struct sim *) base;
+  int huge = c->arena == XRAY__ARENA_HUGE, pass;
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  struct xray__cstats st;
+  size_t i, k;
+  long done;
+
+  if (!m->nlev || c->n == 0 || loads < 1) {
+    snprintf(base->error, sizeof base->error, "the simulated machine has no data cache");
+    return -1;
+  }
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < c->n; i++)
+      load(m, b + c->off[i], huge);
+  memset(&st, 0, sizeof st);
+  memset(m->served, 0, sizeof m->served);
+  m->counting = 1;
+  for (done = 0, i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
+    st.cycles += load(m, b + c->off[i], huge);
+  m->counting = 0;
+  memcpy(st.served, m->served, sizeof st.served);
+  st.loads = (double) loads;
+  st.nlev = m->nlev;
+  for (k = 0; k < n; k++)
+    if ((out[k] = xray__sim_pmu_count(&m->pmu, names[k], NULL, &st)) < 0)
+      out[k] = NAN;
+  return 0;
 }
 
 /* The simulated truth of a named value, for the OS view. */

@@ -328,11 +328,20 @@ sim_bevent(xray_machine *base, const char *name, size_t k, long size)
     snprintf(base->error, sizeof base->error, "the branch kernels are not built");
     return NAN;
   }
-  if ((v = xray__sim_pmu_count(&m->pmu, name, &st)) < 0) {
+  if ((v = xray__sim_pmu_count(&m->pmu, name, &st, NULL)) < 0) {
     snprintf(base->error, sizeof base->error, "the simulated PMU has no event '%.60s'", name);
     return NAN;
   }
   return v;
+}
+
+static int
+sim_cevents(xray_machine *base, const char *const *names, size_t n, const struct xray__chase *c,
+            long loads, double *out)
+{
+  if (sim_pmu(base))
+    return -1;
+  return xray__sim_cevents(base, names, n, c, loads, out);
 }
 
 /* The simulated machine's OS view is its truth. */
@@ -359,6 +368,7 @@ static const struct xray__machine_ops sim_ops = {
   .pmu = sim_pmu,
   .event_at = sim_event_at,
   .bevent = sim_bevent,
+  .cevents = sim_cevents,
   .clock = sim_clock,
   .fma = sim_fma,
   .cpus = sim_cpus,
@@ -390,7 +400,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   xray__sim_branch_init(&m->br);
   m->tlbpen = 7;
   m->walk = 30;
-  bad = xray__sim_parse(m, spec, err, errlen);
+  bad = xray__sim_parse(m, spec, err, errlen) || xray__sim_pmu_init(&m->pmu, m->nlev, err, errlen);
   if (!bad && m->have_l1i)
     bad = xray__cache_init(&m->l1i);
   for (i = 0; !bad && i < m->nlev; i++)

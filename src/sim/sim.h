@@ -6,8 +6,6 @@
 #include "xray-internal.h"
 #include "model/cache.h"
 
-#define MAX_LEVELS 4
-
 struct pmap {                   /* virtual page -> random physical page */
   uint64_t *key, *val;
   size_t cap, n;
@@ -30,6 +28,17 @@ struct xray__bstats {
   double miss; /* mispredictions */
   double insns; /* instructions retired */
   double cycles;
+  double iters;
+};
+
+#define MAX_LEVELS 4
+
+/* One counted stretch of a pointer chase: loads served by each data
+ * level (served[nlev]: memory). */
+struct xray__cstats {
+  double served[MAX_LEVELS + 1];
+  double loads, cycles;
+  int nlev;
 };
 
 void xray__sim_branch_init(struct xray__sim_branch *b);
@@ -56,9 +65,12 @@ struct xray__sim_pmu {
 int xray__sim_pmu_item(struct xray__sim_pmu *p, const char *key, const char *val, char *err,
                        size_t errlen);
 const char *xray__sim_pmu_event_at(const struct xray__sim_pmu *p, size_t i);
-/* Event name's count over a run that did st; -1 if the PMU has no such event. */
-double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name,
-                           const struct xray__bstats *st);
+/* The events, once the machine's data levels are known; 0, or -1 with why. */
+int xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, char *err, size_t errlen);
+/* Event name's count over a branch benchmark's run b or a chase's c (the
+ * other NULL); -1 if the PMU has no such event. */
+double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const struct xray__bstats *b,
+                           const struct xray__cstats *c);
 
 struct sim {
   struct xray_machine base;
@@ -93,11 +105,16 @@ struct sim {
   struct xray__sim_pmu pmu;
   struct xray__bcount bcount[XRAY__BK_N]; /* the last bbuild */
   int bbuilt;
+  double served[MAX_LEVELS + 1]; /* loads each level served, while counting */
+  int counting;
   int cpu_items;                /* the spec describes the core */
 };
 
 /* memory.c */
 double xray__sim_chase(xray_machine *base, const struct xray__chase *c);
+/* Events names[0..n-1] over `loads` loads of chase c, after warming it. */
+int xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
+                      const struct xray__chase *c, long loads, double *out);
 void xray__sim_free(xray_machine *base);
 void xray__sim_reset(xray_machine *base);
 /* The simulated machine's true value of a parameter (its OS view). */

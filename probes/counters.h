@@ -1,0 +1,39 @@
+/* probes/counters*.c: hardware events placed in categories (xray
+ * counters).  counters.c: the branch benchmarks, the scoring, the
+ * results; counters-cache.c: the cache signatures. */
+#ifndef XRAY__COUNTERS_H
+#define XRAY__COUNTERS_H
+
+#include "xray-internal.h"
+
+#define XRAY__NBENCH 7 /* the branch benchmarks (a)..(g) */
+#define XRAY__NBRANCH 5 /* CE CR T D M */
+#define XRAY__CLEVELS 4 /* data levels with signatures, at most */
+#define XRAY__NCAT (XRAY__NBRANCH + 2 * XRAY__CLEVELS)
+#define XRAY__NFOOT (XRAY__CLEVELS + 1)
+
+struct xray__event {
+  char name[128];
+  double slope[XRAY__NBENCH], r2[XRAY__NBENCH]; /* per iteration of each benchmark */
+  double sig[XRAY__NFOOT], sr2[XRAY__NFOOT]; /* per load at each footprint */
+  double score[XRAY__NCAT];
+  int cat; /* -1: none */
+  int counted, ccounted; /* on the branch benchmarks; at every footprint */
+  char why[200]; /* why it could not be counted, or why in none */
+};
+
+/* The data levels' capacities, from spec ("32K,1M,32M") or measured here
+ * (the dcache and caches probes); their number, 0 with why where there
+ * are none to use.  *line: the L1D's line (64 where it is unknown). */
+int xray__counter_levels(xray_machine *m, const char *spec, double *level, double *line, char *why,
+                         size_t len);
+/* The footprints of the cache signatures over nlev levels: one that fits
+ * the L1D, one for each level that misses the levels above it and fits
+ * it, one that misses them all. */
+void xray__counter_footprints(const double *level, int nlev, double *foot);
+/* Count the n events ev at every footprint (a random chase over it) and
+ * fill their signatures; -1 with why if the chases cannot run. */
+int xray__counter_signatures(xray_machine *m, const double *foot, int nfoot, double line,
+                             struct xray__event *ev, size_t n, char *why, size_t len);
+
+#endif
