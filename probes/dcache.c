@@ -109,6 +109,10 @@ capacity(struct dc *d, unsigned long *assoc, unsigned long *cap)
     if (d->failed)
       return -1;
     n = hi;
+    /* One address is always compact: a "non-compact" single address is
+     * noise (a spike), and no capacity follows from it. */
+    if (n < 2)
+      return -1;
     if (n == old) {
       *assoc = (unsigned long) (n - 1);
       *cap = (unsigned long) (S / 2 * (n - 1));
@@ -220,6 +224,11 @@ dcache_run(xray_machine *m, xray_report *r)
     if (okc && oka && okb)
       break;
   }
+  /* The ways and the line are found from the capacity: runs that agree
+   * on them off a capacity the runs do not agree on confirm nothing (a
+   * wrong capacity puts every line at the first offset tried). */
+  oka = oka && okc;
+  okb = okb && okc;
   if (!okc)
     vC = xray__median(c, (size_t) n);
   if (!oka)
