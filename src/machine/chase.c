@@ -9,10 +9,17 @@ double
 xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
                  uint64_t *rng, const char *probe, const char *layout)
 {
+  xray__shuffle(off, n, rng);
+  return xray__chase_ordered(m, off, n, arena, probe, layout);
+}
+
+double
+xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n, enum xray__arena_kind arena,
+                    const char *probe, const char *layout)
+{
   struct xray__chase c;
   char kernel[96];
 
-  xray__shuffle(off, n, rng);
   c.off = off;
   c.n = n;
   c.arena = arena;

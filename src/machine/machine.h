@@ -43,6 +43,10 @@ struct xray__arena {
 double xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
                         uint64_t *rng, const char *probe, const char *layout);
 
+/* machine/chase.c: the same, in the order off gives (each offset once). */
+double xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n,
+                           enum xray__arena_kind arena, const char *probe, const char *layout);
+
 /* The cost per load of translation: n lines, one in each of pages 0,
  * stride, 2 stride, ... and in fill more pages past them, none a multiple
  * of 16 (so in other sets of any level of 16 sets or more than the strided

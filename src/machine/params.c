@@ -45,6 +45,8 @@ static const struct xray__param params[] = {
   { "XRAY_FMA_PER_CYCLE", "ops", "fused multiply-adds started per cycle", "fma" },
   { "XRAY_BRANCH_MISS_PENALTY", "cycles", "cycles a mispredicted conditional branch costs",
     "branch" },
+  { "XRAY_L1D_LRU", "boolean",
+    "the L1D evicts by recency, LRU or close (starting each sweep a block later pays)", "lru" },
   { "XRAY_NUM_INT_REGS", "registers", "integer registers usable for variables", "registers" },
   { "XRAY_NUM_FP_REGS", "registers", "floating-point registers usable for variables", "registers" },
   { "XRAY_NUM_VEC_REGS", "registers", "vector registers usable for variables", "registers" },

@@ -226,6 +226,8 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
     *v = (double) m->l1i.line;
   else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
     *v = (double) m->uop_ops;
+  else if (strcmp(name, "XRAY_L1D_LRU") == 0 && m->nlev)
+    *v = m->lev[0].policy != XRAY__POL_RANDOM;
   else if (strcmp(name, "XRAY_CACHE_LEVELS") == 0 && m->nlev)
     *v = m->nlev;
   else if (strcmp(name, "XRAY_MEM_LATENCY") == 0 && m->nlev)
