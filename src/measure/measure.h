@@ -109,7 +109,8 @@ uint64_t xray__rand(uint64_t *rng);
 /* measure/pmu.c: hardware event counters (perf_event_open; PAPI native
  * names where built with it).  access: 0 if this process can count
  * hardware events, else -1 with one line saying why and how to fix it.
- * event_at: the generic events by name (perf's), NULL past the last.
+ * event_at: the events by name, perf's generic ones, then PAPI's native
+ * ones with each flag where built with PAPI; NULL past the last.
  * count: the count of event name over one call of run(ctx), scaled where
  * the counter was multiplexed; -1 with why. */
 int xray__pmu_access(char *why, size_t len);

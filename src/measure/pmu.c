@@ -162,11 +162,65 @@ xray__pmu_access(char *why, size_t len)
 #endif
 }
 
+#ifdef XRAY__HAVE_PAPI
+/* PAPI's native events, each with every flag (unit mask) it takes, as
+ * papi_native_avail -e lists them; read once. */
+static char **natives;
+static size_t nnatives;
+
+static void
+add_native(int code, size_t *cap)
+{
+  char name[PAPI_MAX_STR_LEN], **g;
+
+  if (PAPI_event_code_to_name(code, name) != PAPI_OK)
+    return;
+  if (nnatives == *cap) {
+    if (!(g = realloc(natives, (*cap = *cap ? 2 * *cap : 256) * sizeof *g)))
+      return;
+    natives = g;
+  }
+  if ((natives[nnatives] = strdup(name)))
+    nnatives++;
+}
+
+static void
+read_natives(void)
+{
+  static int done;
+  size_t cap = 0;
+  int code = PAPI_NATIVE_MASK, umask;
+
+  if (done)
+    return;
+  done = 1;
+  if ((PAPI_is_initialized() == PAPI_NOT_INITED
+       && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+      || PAPI_enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK)
+    return;
+  do {
+    umask = code;
+    if (PAPI_enum_event(&umask, PAPI_NTV_ENUM_UMASKS) == PAPI_OK)
+      do
+        add_native(umask, &cap);
+      while (PAPI_enum_event(&umask, PAPI_NTV_ENUM_UMASKS) == PAPI_OK);
+    else
+      add_native(code, &cap);
+  } while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
+}
+#endif
+
 const char *
 xray__pmu_event_at(size_t i)
 {
 #ifdef HAVE_PERF
-  return i < NGENERIC ? generics[i].name : NULL;
+  if (i < NGENERIC)
+    return generics[i].name;
+  i -= NGENERIC;
+#endif
+#ifdef XRAY__HAVE_PAPI
+  read_natives();
+  return i < nnatives ? natives[i] : NULL;
 #else
   (void) i;
   return NULL;
