@@ -33,7 +33,7 @@
 #     ax_cv_xray_event_direct_branches
 #     ax_cv_xray_event_branch_misses
 #     ax_cv_xray_event_l1d_hits, ax_cv_xray_event_l1d_misses, and so on to
-#     ax_cv_xray_event_l3_misses
+#     ax_cv_xray_event_l3_misses, ax_cv_xray_event_l2_prefetches
 #
 #   Defines in config.h, as C strings, and substitutes, when known:
 #
@@ -47,6 +47,8 @@
 #     XRAY_EVENT_L1D_MISSES               loads that missed the L1D
 #     XRAY_EVENT_L2_HITS, XRAY_EVENT_L2_MISSES, XRAY_EVENT_L3_HITS,
 #     XRAY_EVENT_L3_MISSES                the same for the L2 and the L3
+#     XRAY_EVENT_L2_PREFETCHES            lines a prefetcher brought into the
+#                                         L2 (the prefetch signature)
 #
 #   e.g. #define XRAY_EVENT_BRANCH_MISSES "branch-misses", a name for
 #   perf_event (perf's generic names, or rHEX) or PAPI, and records them for
@@ -81,7 +83,8 @@ m4_foreach([_ax_xray_ev], [[[COND_BRANCHES_EXECUTED], [cond_branches_executed], 
                            [[L2_HITS], [l2_hits], [loads the L2 served]],
                            [[L2_MISSES], [l2_misses], [loads that missed the L2]],
                            [[L3_HITS], [l3_hits], [loads the L3 served]],
-                           [[L3_MISSES], [l3_misses], [loads that missed the L3]]],
+                           [[L3_MISSES], [l3_misses], [loads that missed the L3]],
+                           [[L2_PREFETCHES], [l2_prefetches], [lines prefetched into the L2]]],
   [_AX_XRAY_EVENT(m4_unquote(_ax_xray_ev))])
 rm -f conftest.xray-events
 AS_IF([test $ax_xray_events_found = no && test -n "$ax_xray_events_why"],

@@ -11,14 +11,17 @@
 #define XRAY__CLEVELS 4 /* data levels with signatures, at most */
 #define XRAY__NCAT (XRAY__NBRANCH + 2 * XRAY__CLEVELS)
 #define XRAY__NFOOT (XRAY__CLEVELS + 1)
+#define XRAY__NPPB 9 /* pages per block of the prefetch signature */
 
 struct xray__event {
   char name[128];
   double slope[XRAY__NBENCH], r2[XRAY__NBENCH]; /* per iteration of each benchmark */
   double sig[XRAY__NFOOT], sr2[XRAY__NFOOT]; /* per load at each footprint */
-  double score[XRAY__NCAT];
+  double pf[XRAY__NPPB]; /* per load, by pages per block */
+  double score[XRAY__NCAT + 1];
   int cat; /* -1: none */
-  int counted, ccounted; /* on the branch benchmarks; at every footprint */
+  int counted, ccounted, pfcounted; /* on the branch benchmarks; at every
+                                     * footprint; by pages per block */
   char why[200]; /* why it could not be counted, or why in none */
 };
 
@@ -35,5 +38,11 @@ void xray__counter_footprints(const double *level, int nlev, double *foot);
  * fill their signatures; -1 with why if the chases cannot run. */
 int xray__counter_signatures(xray_machine *m, const double *foot, int nfoot, double line,
                              struct xray__event *ev, size_t n, char *why, size_t len);
+
+/* The prefetch signature of the n events: per load, chasing four times
+ * the L2 (l2 bytes) in blocks of xray__counter_ppb[] pages; -1 with why. */
+extern const int xray__counter_ppb[XRAY__NPPB];
+int xray__counter_prefetch(xray_machine *m, double l2, struct xray__event *ev, size_t n, char *why,
+                           size_t len);
 
 #endif

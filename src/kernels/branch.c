@@ -21,7 +21,10 @@
 #include <string.h>
 
 /* The penalty kernels draw a fair bit from a 64-bit LCG (its top bit)
- * for the first lim iterations and use 0 after them; the paper's figures
+ * for the first lim iterations and use 0 after them; the gate passes an
+ * opaque barrier before it is shifted into place (gcc -O0 compiles
+ * (cond) << 63 as a branch, clang -O2 a mask test as a select).  The
+ * paper's figures
  * draw with random_number(result), here xorshift64* (branch-free).  The
  * globals are volatile as in the paper's code: every += stays a memory
  * update, which no compiler may make conditional-free.  LIKELY lays the
@@ -41,7 +44,7 @@ static const struct xray__bkernel kernels[XRAY__BK_N] = {
     "    r ^= r >> 29;\n    b = temp < lim;\n    OPAQUE(b);\n    b <<= 63;\n"
     "    if (r & b) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
   { "penalty-long",
-    "the same, the bit at the end of a chain twice as long",
+    "the same, the bit at the end of a longer dependent chain",
     0.5,
     -1,
     { NAN, NAN, NAN, NAN, NAN },
@@ -143,8 +146,13 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
 
 enum item_kind { IT_INSN, IT_COND, IT_JUMP, IT_EXIT, IT_SELECT, IT_LABEL, IT_LOOP, IT_THEN };
 
+/* What a path counts: cond, taken, direct, insns, loads (struct
+ * xray__bcount's first fields, in order). */
+#define NCOUNT 5
+
 struct item {
   enum item_kind kind;
+  int load; /* reads memory */
   char label[48]; /* a label's name, or a branch's target */
   long target; /* index of the target label, -1: outside the function */
 };
@@ -179,6 +187,24 @@ classify(const char *mn)
     if (strncmp(mn, selects[i], strlen(selects[i])) == 0)
       return IT_SELECT;
   return IT_INSN;
+}
+
+/* Whether an instruction reads memory: AArch64 loads (ld...); x86 (AT&T)
+ * instructions with a memory operand other than the destination of a
+ * plain move (lea, nops and prefetches address memory without reading
+ * it into the loop's data). */
+static int
+reads_memory(const char *mn, const char *ops)
+{
+  const char *paren = strchr(ops, '('), *comma = strrchr(ops, ',');
+
+  if (strncmp(mn, "ld", 2) == 0)
+    return 1;
+  if (!paren || strncmp(mn, "lea", 3) == 0 || strncmp(mn, "nop", 3) == 0
+      || strncmp(mn, "prefetch", 8) == 0)
+    return 0;
+  /* A move whose only memory operand is its destination is a store. */
+  return !(strncmp(mn, "mov", 3) == 0 && comma && paren > comma);
 }
 
 /* One assembly line as an item of function k; 0 if it is none (a
@@ -217,6 +243,7 @@ parse_line(const char *line, size_t k, struct item *it)
   if (sscanf(p, "%23s", mn) != 1)
     return 0;
   it->kind = classify(mn);
+  it->load = reads_memory(mn, p + strlen(mn));
   if (it->kind == IT_COND || it->kind == IT_JUMP) {
     /* The target is the last operand (tbz x0, #3, .L5). */
     const char *t = strrchr(p, ',');
@@ -240,7 +267,7 @@ struct walk {
   double p_then;
   long steps;
   int paths[2]; /* paths found per class (0 else, 1 then) */
-  double cnt[2][4]; /* cond, taken, direct, insns of the first path per class */
+  double cnt[2][NCOUNT]; /* cond, taken, direct, insns, loads of the first path per class */
   int differ, selects, overflow;
 };
 
@@ -249,7 +276,7 @@ struct walk {
 static void
 walk_from(struct walk *w, size_t i, const double *cur0, int then, int depth)
 {
-  double cur[4];
+  double cur[NCOUNT];
 
   memcpy(cur, cur0, sizeof cur);
   for (; i < w->n; i++) {
@@ -278,6 +305,7 @@ walk_from(struct walk *w, size_t i, const double *cur0, int then, int depth)
       break;
     case IT_INSN:
       cur[3]++;
+      cur[4] += it->load;
       break;
     case IT_EXIT:
       return; /* the loop ends here: not an iteration */
@@ -289,7 +317,7 @@ walk_from(struct walk *w, size_t i, const double *cur0, int then, int depth)
       i = (size_t) it->target;
       break;
     case IT_COND: {
-      double taken[4];
+      double taken[NCOUNT];
       cur[0]++;
       cur[3]++;
       memcpy(taken, cur, sizeof taken);
@@ -308,7 +336,7 @@ count_items(const struct item *it, size_t n, const struct xray__bkernel *bk,
             struct xray__bcount *out)
 {
   struct walk w;
-  double zero[4] = { 0, 0, 0, 0 };
+  double zero[NCOUNT] = { 0, 0, 0, 0, 0 };
   size_t i, j, loops = 0, start = 0;
   int c;
 
@@ -341,7 +369,7 @@ count_items(const struct item *it, size_t n, const struct xray__bkernel *bk,
                c ? "through" : "around");
       return;
     }
-    for (j = 0; j < 4; j++)
+    for (j = 0; j < NCOUNT; j++)
       (&out->cond)[j] += p * (w.paths[c] ? w.cnt[c][j] : 0);
   }
   out->ok = 1;

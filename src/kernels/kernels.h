@@ -142,8 +142,9 @@ const struct xray__bkernel *xray__bkernel_at(size_t i);
 /* Per iteration of a compiled kernel's loop, weighting the paths through
  * and around its if-block by p_then. */
 struct xray__bcount {
-  double cond, taken, direct, insns; /* conditional branches, those taken,
-                                      * unconditional direct jumps, instructions */
+  double cond, taken, direct, insns, loads; /* conditional branches, those taken,
+                                             * unconditional direct jumps,
+                                             * instructions, loads */
   int selects; /* select instructions (cmov, csel, blends) on the loop's paths */
   int ok; /* counted; else why */
   char why[96];

@@ -191,5 +191,8 @@ xray__sim_branch_count(const struct xray__sim_branch *b, size_t k, struct xray__
   out->taken = 1 + (l->block ? 1 - bk->p_then : 0);
   out->direct = bk->p_then * l->then_jump;
   out->insns = l->before + l->after + bk->p_then * l->block;
+  /* The paper's kernels read two volatile globals an iteration, as the
+   * simulated PMU counts them (pmu.c). */
+  out->loads = k >= XRAY__BK_CIT ? 2 : 0;
   out->selects = b->select && l->block ? 1 : 0;
 }

@@ -90,6 +90,40 @@ fill(struct sim *m, uint64_t pa)
   return i;
 }
 
+/* The page prefetcher (pfpages=N): an L1D miss to page pg; the fourth
+ * such miss while the page is tracked brings its other lines into the
+ * levels from the L2 down.  A page is tracked from its first miss until
+ * N other pages have missed since its last: blocks of N pages or fewer
+ * are served, larger ones rarely (each miss must come back within N). */
+#define PF_CONFIRM 4
+static void
+page_prefetch(struct sim *m, uint64_t pa)
+{
+  uint64_t pg = pa / 4096, a;
+  int i, lru = 0;
+
+  for (i = 0; i < m->pf_pages && m->pf_page[i] != pg + 1; i++)
+    if (m->pf_stamp[i] < m->pf_stamp[lru])
+      lru = i;
+  if (i == m->pf_pages) {
+    m->pf_page[lru] = pg + 1;
+    m->pf_seen[lru] = 1;
+    m->pf_stamp[lru] = ++m->pf_clock;
+    return;
+  }
+  m->pf_stamp[i] = ++m->pf_clock;
+  if (++m->pf_seen[i] != PF_CONFIRM || m->nlev < 2)
+    return;
+  for (a = pg * 4096; a < (pg + 1) * 4096; a += m->lev[1].line) {
+    int l;
+    for (l = 1; l < m->nlev; l++)
+      if (!xray__cache_access(&m->lev[l], (unsigned long) (a / m->lev[l].line), NULL))
+        break;
+    if (l > 1 && m->counting)
+      m->pf_fetched++;
+  }
+}
+
 static double
 load(struct sim *m, uint64_t va, int huge)
 {
@@ -124,6 +158,8 @@ load(struct sim *m, uint64_t va, int huge)
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
   if (m->pf_next && hit > 0)
     fill(m, pa + m->lev[0].line);
+  if (m->pf_pages && hit > 0)
+    page_prefetch(m, pa);
   if (m->pf_stride) {
     uint64_t d = va - m->pf_last;
     if (d == m->pf_delta && d != 0)
@@ -191,11 +227,13 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
       load(m, b + c->off[i], huge);
   memset(&st, 0, sizeof st);
   memset(m->served, 0, sizeof m->served);
+  m->pf_fetched = 0;
   m->counting = 1;
   for (done = 0, i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
     st.cycles += load(m, b + c->off[i], huge);
   m->counting = 0;
   memcpy(st.served, m->served, sizeof st.served);
+  st.prefetched = m->pf_fetched;
   st.loads = (double) loads;
   st.nlev = m->nlev;
   for (k = 0; k < n; k++)
@@ -293,4 +331,5 @@ xray__sim_reset(xray_machine *base)
   free(m->pmap.key);
   free(m->pmap.val);
   memset(&m->pmap, 0, sizeof m->pmap);
+  memset(m->pf_page, 0, sizeof m->pf_page);
 }

@@ -13,11 +13,13 @@
  *                       from part of the run, off by up to 3 %), a
  *                       mixture of two categories, pure noise,
  *                       instructions retired, cycles, or loads (which
- *                       grow with every benchmark).
+ *                       grow with every benchmark); and where the machine
+ *                       has a page prefetcher (pfpages=N), the lines it
+ *                       brought into the L2.
  *
  * Every read adds the cost of starting and stopping the counter, 30 to
  * 50 events.  An event's name says what it counts ("cr.3", "t-mux.7",
- * "mix-ce+l2-miss.2", "l1-hit.4", "noise.5"): tests read it, xray
+ * "mix-ce+l2-miss.2", "l1-hit.4", "l2-pf.9", "noise.5"): tests read it, xray
  * counters does not.
  *
  * On a pointer chase the branch events count its loop (one conditional
@@ -29,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_CAT, K_MUX, K_MIX, K_NOISE, K_INSNS, K_CYCLES, K_LOADS, NKINDS };
+enum kind { K_CAT, K_MUX, K_MIX, K_NOISE, K_INSNS, K_CYCLES, K_LOADS, K_PF, NKINDS };
 
 static const char *const branch_names[5] = { "ce", "cr", "t", "d", "m" };
 
@@ -96,30 +98,33 @@ name_event(struct xray__sim_event *e, int i)
              e->kind == K_NOISE       ? "noise"
                  : e->kind == K_INSNS ? "instructions"
                  : e->kind == K_LOADS ? "loads"
+                 : e->kind == K_PF    ? "l2-pf"
                                       : "cycles",
              i);
   }
 }
 
 int
-xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, char *err, size_t errlen)
+xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, int pf, char *err, size_t errlen)
 {
-  int ncat = 5 + 2 * nlev, i;
+  int ncat = 5 + 2 * nlev, need = ncat + (pf != 0), i;
 
   if (!p->on)
     return 0;
   if (!p->n)
-    p->n = ncat + 7 <= XRAY__SIM_EVENTS ? ncat + 7 : XRAY__SIM_EVENTS;
-  if (p->n < ncat) {
+    p->n = need + 7 <= XRAY__SIM_EVENTS ? need + 7 : XRAY__SIM_EVENTS;
+  if (p->n < need) {
     snprintf(err, errlen,
              "pmu: %d events are fewer than the %d categories of this machine "
-             "(5 of branches, 2 per data level)",
-             p->n, ncat);
+             "(5 of branches, 2 per data level, its page prefetcher's)",
+             p->n, need);
     return -1;
   }
   for (i = 0; i < p->n; i++) {
     struct xray__sim_event *e = &p->ev[i];
-    e->kind = i < ncat ? K_CAT : (int) (xray__rand(&p->rng) % NKINDS);
+    e->kind = i < ncat ? K_CAT : i < need ? K_PF : (int) (xray__rand(&p->rng) % NKINDS);
+    if (e->kind == K_PF && !pf)
+      e->kind = K_LOADS;
     e->a = i < ncat ? i : (int) (xray__rand(&p->rng) % (uint64_t) ncat);
     do
       e->b = (int) (xray__rand(&p->rng) % (uint64_t) ncat);
@@ -197,6 +202,9 @@ xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const struct xray
     break;
   case K_LOADS:
     v = b ? 2 * b->iters : c->loads;
+    break;
+  case K_PF:
+    v = b ? 0 : c->prefetched;
     break;
   default:
     v = b ? b->cycles : c->cycles;

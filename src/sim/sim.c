@@ -400,7 +400,8 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   xray__sim_branch_init(&m->br);
   m->tlbpen = 7;
   m->walk = 30;
-  bad = xray__sim_parse(m, spec, err, errlen) || xray__sim_pmu_init(&m->pmu, m->nlev, err, errlen);
+  bad = xray__sim_parse(m, spec, err, errlen)
+      || xray__sim_pmu_init(&m->pmu, m->nlev, m->pf_pages > 0, err, errlen);
   if (!bad && m->have_l1i)
     bad = xray__cache_init(&m->l1i);
   for (i = 0; !bad && i < m->nlev; i++)

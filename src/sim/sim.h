@@ -38,6 +38,7 @@ struct xray__bstats {
 struct xray__cstats {
   double served[MAX_LEVELS + 1];
   double loads, cycles;
+  double prefetched; /* lines the page prefetcher brought into the L2 */
   int nlev;
 };
 
@@ -66,7 +67,7 @@ int xray__sim_pmu_item(struct xray__sim_pmu *p, const char *key, const char *val
                        size_t errlen);
 const char *xray__sim_pmu_event_at(const struct xray__sim_pmu *p, size_t i);
 /* The events, once the machine's data levels are known; 0, or -1 with why. */
-int xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, char *err, size_t errlen);
+int xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, int pf, char *err, size_t errlen);
 /* Event name's count over a branch benchmark's run b or a chase's c (the
  * other NULL); -1 if the PMU has no such event. */
 double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const struct xray__bstats *b,
@@ -87,6 +88,14 @@ struct sim {
   struct pmap pmap;
   uint64_t prng;                /* physical placement */
   int pf_next, pf_stride;
+  /* The L2's page prefetcher: the pages it tracks (up to 256), LRU; the
+   * fourth L1D miss to a tracked page brings the rest of the page into
+   * the L2 (memory.c). */
+  int pf_pages;
+  uint64_t pf_page[256];
+  unsigned pf_seen[256];
+  unsigned long pf_stamp[256], pf_clock;
+  double pf_fetched; /* lines it brought, while counting */
   uint64_t pf_last, pf_delta;
   int tenant;                   /* the level a neighbour shares (index), or 0 */
   double trate, tswing, tnow, tacc;  /* its loads per ours; swing; this measurement's

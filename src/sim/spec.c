@@ -27,6 +27,10 @@
  *   colour=PAGE                   physical pages of PAGE bytes placed at
  *                                 random, as a hypervisor does: levels are
  *                                 indexed by physical address
+ *   pfpages=N                     an L2 page prefetcher tracking the N pages of
+ *                                 the latest L1D misses (LRU): the fourth miss
+ *                                 to a tracked page brings the rest of the
+ *                                 page into the L2 and below (0: none)
  *   prefetch=next|stride|both     next-line prefetch on an L1D miss, and a
  *                                 stride prefetcher that follows two equal
  *                                 address deltas in a row
@@ -399,6 +403,14 @@ parse_memory(struct sim *m, const char *item, char *eq, char *err, size_t errlen
       return -1;
     }
     m->inclusive = strcmp(eq, "yes") == 0;
+  } else if (strcmp(item, "pfpages") == 0) {
+    char *end;
+    long n = strtol(eq, &end, 10);
+    if (end == eq || *end || n < 0 || n > 256) {
+      snprintf(err, errlen, "pfpages: '%s' is not a number of pages from 0 to 256", eq);
+      return -1;
+    }
+    m->pf_pages = (int) n;
   } else if (strcmp(item, "prefetch") == 0) {
     m->pf_next = strcmp(eq, "next") == 0 || strcmp(eq, "both") == 0;
     m->pf_stride = strcmp(eq, "stride") == 0 || strcmp(eq, "both") == 0;
@@ -452,7 +464,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   }
   snprintf(err, errlen,
            "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
-           "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, "
+           "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
            "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
            "cpus, smt, branch, bselect, pmu, noise, spikes, seed)",
            item);

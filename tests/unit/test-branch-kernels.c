@@ -40,9 +40,9 @@ check_compiler(const char *cc, const char *cflags)
     else
       tap_ok(c->ok && c->cond == bk->paper[1] && c->direct == bk->paper[3] && c->selects == 0,
              "%s %s: %s: CR %.2f D %.2f (Table 1: %g %g), T %.2f, %.1f instructions, "
-             "%d selects%s%s",
+             "%.1f loads, %d selects%s%s",
              cc, cflags, bk->name, c->cond, c->direct, bk->paper[1], bk->paper[3], c->taken,
-             c->insns, c->selects, c->ok ? "" : "; ", c->why);
+             c->insns, c->loads, c->selects, c->ok ? "" : "; ", c->why);
   }
   xray__branch_free(&s);
 }
