@@ -134,6 +134,7 @@ load(struct sim *m, uint64_t va, int huge)
   if (m->ntlb) {
     uint64_t page = huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : va / m->tlb[0].line;
     if (xray__cache_access(&m->tlb[0], (unsigned long) page, NULL)) {
+      m->tlb_missed += m->counting;
       if (m->ntlb > 1) {
         uint64_t p2 = huge ? page : va / m->tlb[1].line;
         cyc += m->tlbpen;
@@ -227,13 +228,14 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
       load(m, b + c->off[i], huge);
   memset(&st, 0, sizeof st);
   memset(m->served, 0, sizeof m->served);
-  m->pf_fetched = 0;
+  m->pf_fetched = m->tlb_missed = 0;
   m->counting = 1;
   for (done = 0, i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
     st.cycles += load(m, b + c->off[i], huge);
   m->counting = 0;
   memcpy(st.served, m->served, sizeof st.served);
   st.prefetched = m->pf_fetched;
+  st.tlb_misses = m->tlb_missed;
   st.loads = (double) loads;
   st.nlev = m->nlev;
   for (k = 0; k < n; k++)

@@ -13,9 +13,10 @@
  *                       from part of the run, off by up to 3 %), a
  *                       mixture of two categories, pure noise,
  *                       instructions retired, cycles, or loads (which
- *                       grow with every benchmark); and where the machine
- *                       has a page prefetcher (pfpages=N), the lines it
- *                       brought into the L2.
+ *                       grow with every benchmark), or first-level DTLB
+ *                       misses (no category of their own); and where the
+ *                       machine has a page prefetcher (pfpages=N), the
+ *                       lines it brought into the L2.
  *
  * Every read adds the cost of starting and stopping the counter, 30 to
  * 50 events.  An event's name says what it counts ("cr.3", "t-mux.7",
@@ -31,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_CAT, K_MUX, K_MIX, K_NOISE, K_INSNS, K_CYCLES, K_LOADS, K_PF, NKINDS };
+enum kind { K_CAT, K_MUX, K_MIX, K_NOISE, K_INSNS, K_CYCLES, K_LOADS, K_PF, K_TLB, NKINDS };
 
 static const char *const branch_names[5] = { "ce", "cr", "t", "d", "m" };
 
@@ -99,6 +100,7 @@ name_event(struct xray__sim_event *e, int i)
                  : e->kind == K_INSNS ? "instructions"
                  : e->kind == K_LOADS ? "loads"
                  : e->kind == K_PF    ? "l2-pf"
+                 : e->kind == K_TLB   ? "dtlb-miss"
                                       : "cycles",
              i);
   }
@@ -205,6 +207,9 @@ xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const struct xray
     break;
   case K_PF:
     v = b ? 0 : c->prefetched;
+    break;
+  case K_TLB:
+    v = b ? 0 : c->tlb_misses;
     break;
   default:
     v = b ? b->cycles : c->cycles;

@@ -39,6 +39,7 @@ struct xray__cstats {
   double served[MAX_LEVELS + 1];
   double loads, cycles;
   double prefetched; /* lines the page prefetcher brought into the L2 */
+  double tlb_misses; /* first-level DTLB misses */
   int nlev;
 };
 
@@ -96,6 +97,7 @@ struct sim {
   unsigned pf_seen[256];
   unsigned long pf_stamp[256], pf_clock;
   double pf_fetched; /* lines it brought, while counting */
+  double tlb_missed; /* first-level TLB misses, while counting */
   uint64_t pf_last, pf_delta;
   int tenant;                   /* the level a neighbour shares (index), or 0 */
   double trate, tswing, tnow, tacc;  /* its loads per ours; swing; this measurement's
