@@ -21,7 +21,7 @@
 
 /* How the simulated compiler lays kernel k out: instructions before the
  * if's branch, in its block, after it to the loop's branch (inclusive),
- * and whether the block ends with a jump (then) or the else does. */
+ * and whether the block ends with a jump ((f)'s goto). */
 struct layout {
   int before, block, after, then_jump;
 };
