@@ -66,7 +66,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_EVENTS], [
 AC_REQUIRE([_AX_XRAY_FUNCS])
@@ -104,7 +104,11 @@ AS_IF([test "${ax_cv_xray_event_$2+set}" = set], [ax_xray_how="cached or preset"
       AS_IF([test -z "$ax_cv_xray_event_$2"],
             [ax_cv_xray_event_$2=unknown
              ax_xray_how=`sed -n "s/^@%:@ XRAY_EVENT_$1 unknown: //p" conftest.xray-events 2>/dev/null`
-             test -n "$ax_xray_how" || ax_xray_how=$ax_xray_events_why])])])
+             AS_CASE([$1], [L*],
+               [test -n "$ax_xray_how" ||
+                  ax_xray_how=`sed -n "s/^@%:@ no cache events: //p" conftest.xray-events 2>/dev/null`])
+             test -n "$ax_xray_how" || ax_xray_how=$ax_xray_events_why
+             test -n "$ax_xray_how" || ax_xray_how="xray counters placed no event there"])])])
 AS_CASE([$ax_cv_xray_event_$2],
   [unknown], [],
   [*[[!A-Za-z0-9_.:=/+@,-]]*|''],
