@@ -416,6 +416,20 @@ ncat(const xray_counters *c)
   return NBRANCH + 2 * c->nlev;
 }
 
+/* The same and L2-PREFETCH where the prefetch signature was taken: their
+ * number, and the j-th one's index. */
+static int
+ncat_all(const xray_counters *c)
+{
+  return ncat(c) + (c->pf != 0);
+}
+
+static int
+cat_at(const xray_counters *c, int j)
+{
+  return j < ncat(c) ? j : PF;
+}
+
 static void
 write_text(const xray_counters *c, FILE *f)
 {
@@ -550,10 +564,8 @@ write_json(const xray_counters *c, FILE *f)
     if (c->pf && e->pfcounted)
       json_array(f, "per_load_by_pages", e->pf, XRAY__NPPB);
     fprintf(f, ", \"scores\": {");
-    for (k = 0; k < ncat(c); k++)
-      fprintf(f, "%s\"%s\": %.4f", k ? ", " : "", cat_label(k), e->score[k]);
-    if (c->pf)
-      fprintf(f, ", \"%s\": %.4f", cat_label(PF), e->score[PF]);
+    for (b = 0; b < ncat_all(c); b++)
+      fprintf(f, "%s\"%s\": %.4f", b ? ", " : "", cat_label(cat_at(c, b)), e->score[cat_at(c, b)]);
     fprintf(f, "}");
     if (e->why[0]) {
       fprintf(f, ", \"reason\": ");
@@ -580,15 +592,11 @@ write_defines(const xray_counters *c, FILE *f, int header)
 {
   const char *open = header ? "/*" : "#", *close = header ? " */" : "";
   char label[16], def[64], desc[96];
-  int k;
+  int j;
 
-  for (k = 0; k <= ncat(c); k++) {
-    long i;
-    if (k == ncat(c) && !c->pf)
-      break;
-    if (k == ncat(c))
-      k = PF;
-    i = best_of(c, k);
+  for (j = 0; j < ncat_all(c); j++) {
+    int k = cat_at(c, j);
+    long i = best_of(c, k);
     cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
     if (i < 0)
       fprintf(f, "%s %s unknown: no event scored %.1f or more as %s%s\n", open, def, PLACE, desc,

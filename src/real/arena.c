@@ -91,6 +91,21 @@ xray__chase_link(char *base, const struct xray__chase *c)
     *(void **) (base + c->off[i]) = base + c->off[i + 1 < c->n ? i + 1 : 0];
 }
 
+void *
+xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err, size_t errlen)
+{
+  uint64_t maxoff = 0;
+  size_t i;
+
+  for (i = 0; i < c->n; i++)
+    if (c->off[i] > maxoff)
+      maxoff = c->off[i];
+  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, err, errlen))
+    return NULL;
+  xray__chase_link(a->base, c);
+  return a->base + c->off[0];
+}
+
 #define L1 p = *(void **) p;
 #define L4 L1 L1 L1 L1
 XRAY__UNINSTRUMENTED void *

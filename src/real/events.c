@@ -60,20 +60,14 @@ xray__real_cevents(xray_machine *m, struct xray__arena *a, const char *const *na
                    const struct xray__chase *c, long loads, double *out)
 {
   struct chase_run run;
-  uint64_t maxoff = 0;
   size_t i;
 
   if (c->n == 0 || loads < XRAY__CHASE_UNROLL) {
     snprintf(m->error, sizeof m->error, "an empty chase");
     return -1;
   }
-  for (i = 0; i < c->n; i++)
-    if (c->off[i] > maxoff)
-      maxoff = c->off[i];
-  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, m->error, sizeof m->error))
+  if (!(run.p = xray__chase_place(a, c, m->error, sizeof m->error)))
     return -1;
-  xray__chase_link(a->base, c);
-  run.p = a->base + c->off[0];
   run.iters = (2 * (uint64_t) c->n + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
   run_chase(&run);
   run.iters = (uint64_t) loads / XRAY__CHASE_UNROLL;

@@ -167,19 +167,11 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   struct chase_ctx ctx;
   struct xray__kernel k = { run_chase, &ctx };
   struct xray__sampler s;
-  uint64_t maxoff = 0, warm, t0, t1;
+  uint64_t warm, t0, t1;
   double per_load, need, ticks;
-  size_t i;
 
-  if (c->n == 0)
+  if (c->n == 0 || !(ctx.p = xray__chase_place(a, c, base->error, sizeof base->error)))
     return NAN;
-  for (i = 0; i < c->n; i++)
-    if (c->off[i] > maxoff)
-      maxoff = c->off[i];
-  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, base->error, sizeof base->error))
-    return NAN;
-  xray__chase_link(a->base, c);
-  ctx.p = a->base + c->off[0];
   /* Warm up with two full traversals: the whole chain is then resident
    * wherever it fits, and the chase goes on from where it stopped. */
   warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;

@@ -14,6 +14,10 @@ int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind
                         size_t errlen);
 void xray__arena_free(struct xray__arena *a);
 void xray__chase_link(char *base, const struct xray__chase *c);
+/* The chase c laid out in a (reserved for its offsets, linked): its first
+ * element, or NULL with why.  c->n must not be 0. */
+void *xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err,
+                        size_t errlen);
 void *xray__chase_run(void *p, uint64_t iters);
 
 /* real/events.c: hardware events on the real machine (measure/pmu.c):
