@@ -48,31 +48,14 @@ int
 xray__counter_levels(xray_machine *m, const char *spec, double *level, double *line, char *why,
                      size_t len)
 {
-  static const char *const names[XRAY__CLEVELS] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
-                                                    "XRAY_L4_SIZE" };
-  xray_report *r;
-  const xray_value *v;
-  int n = 0;
+  int n;
 
   *line = 64;
   if (spec)
     return parse_levels(spec, level, why, len);
-  if (!(r = xray_report_new())) {
-    snprintf(why, len, "out of memory");
-    return -1;
-  }
-  xray_probe_run(xray_probe_find("dcache"), m, r);
-  xray_probe_run(xray_probe_find("caches"), m, r);
-  if ((v = xray_report_get(r, "XRAY_L1D_LINE")) && xray_value_source(v) == XRAY_SOURCE_MEASURED)
-    *line = xray_value_number(v);
-  while (n < XRAY__CLEVELS && (v = xray_report_get(r, names[n]))
-         && xray_value_source(v) == XRAY_SOURCE_MEASURED
-         && (!n || xray_value_number(v) > level[n - 1]))
-    level[n++] = xray_value_number(v);
-  if (!n)
-    snprintf(why, len, "the L1D's capacity is not established here (%s)",
-             (v = xray_report_get(r, names[0])) ? xray_value_reason(v) : "no value");
-  xray_report_free(r);
+  n = xray__data_levels(m, NULL, level, XRAY__CLEVELS, line, why, len);
+  if (n)
+    why[0] = 0;
   return n;
 }
 

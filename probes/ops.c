@@ -134,6 +134,65 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
     v->ns = cycles / m->core_hz * 1e9;
 }
 
+int
+xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int max, double *line,
+                  char *why, size_t len)
+{
+  return xray__data_levels_sure(m, rep, level, NULL, max, line, why, len);
+}
+
+int
+xray__data_levels_sure(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
+                       double *line, char *why, size_t len)
+{
+  static const char *const names[4] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
+                                        "XRAY_L4_SIZE" };
+  xray_report *own = NULL;
+  const xray_report *r = rep;
+  const xray_value *v, *nv;
+  int n = 0, total = 4;
+
+  *line = 64;
+  why[0] = 0;
+  if (!r || !xray_report_get(r, names[0]) || !xray_report_get(r, "XRAY_CACHE_LEVELS")) {
+    if (!(own = xray_report_new())) {
+      snprintf(why, len, "out of memory");
+      return 0;
+    }
+    xray_probe_run(xray_probe_find("dcache"), m, own);
+    xray_probe_run(xray_probe_find("caches"), m, own);
+    r = own;
+  }
+  if ((v = xray_report_get(r, "XRAY_L1D_LINE")) && xray_value_source(v) == XRAY_SOURCE_MEASURED)
+    *line = xray_value_number(v);
+  if ((nv = xray_report_get(r, "XRAY_CACHE_LEVELS"))
+      && xray_value_source(nv) == XRAY_SOURCE_MEASURED)
+    total = (int) xray_value_number(nv);
+  if (sure)
+    sure[max] = nv && xray_value_source(nv) == XRAY_SOURCE_MEASURED && xray_value_confirmed(nv);
+  while (n < max && n < 4 && n < total && (v = xray_report_get(r, names[n]))
+         && xray_value_source(v) == XRAY_SOURCE_MEASURED
+         && (!n || xray_value_number(v) > level[n - 1])) {
+    if (sure)
+      sure[n] = xray_value_confirmed(v);
+    level[n++] = xray_value_number(v);
+  }
+  if (n < max && n < 4 && (n < total || !nv || xray_value_source(nv) != XRAY_SOURCE_MEASURED)) {
+    v = xray_report_get(r, names[n]);
+    if (n >= total)
+      snprintf(why, len, "the number of cache levels is not established (%s)",
+               nv ? xray_value_reason(nv) : "no value");
+    else
+      snprintf(why, len, "the L%d%s's capacity is not established (%s)", n + 1, n ? "" : "D",
+               !v ? "no value"
+                   : xray_value_source(v) != XRAY_SOURCE_MEASURED
+                   ? xray_value_reason(v)
+                   : "not larger than the level above");
+  }
+  xray_report_free(own);
+  return n;
+}
+
 static int
 run_ops(xray_machine *m, xray_report *r, int throughput)
 {

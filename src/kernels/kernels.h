@@ -162,6 +162,34 @@ void xray__branch_free(struct xray__branch_set *s);
 /* Kernel k's counts from assembly text f; 0, or -1 with out->why. */
 int xray__branch_count_asm(FILE *f, size_t k, struct xray__bcount *out);
 
+/* kernels/stream.c: the streaming kernels, each long long
+ * xray_stream_K(void *a, void *b, void *c, size_t n, long reps): reps
+ * passes over arrays of n vectors of `width` bytes (n a multiple of
+ * XRAY__STREAM_UNIT), reading `reads` of its `arrays` and writing the
+ * rest.  write-nt writes with non-temporal stores where nt is 1. */
+enum {
+  XRAY__SK_READ,
+  XRAY__SK_WRITE,
+  XRAY__SK_COPY,
+  XRAY__SK_TRIAD,
+  XRAY__SK_WRITE_NT,
+  XRAY__SK_N
+};
+#define XRAY__STREAM_UNIT 8
+struct xray__skernel {
+  const char *name;
+  int arrays, reads;
+};
+extern const struct xray__skernel xray__skernels[XRAY__SK_N];
+struct xray__stream_set {
+  void *dl;
+  int width, nt;
+  long long (*fn[XRAY__SK_N])(void *a, void *b, void *c, size_t n, long reps);
+};
+int xray__stream_build(struct xray__stream_set *s, const char *cc, const char *cflags, char *err,
+                       size_t errlen);
+void xray__stream_free(struct xray__stream_set *s);
+
 /* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
  * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,

@@ -95,6 +95,16 @@ struct xray__machine_ops {
   int (*bbuild)(xray_machine *m);
   const struct xray__bcount *(*bcount)(xray_machine *m, size_t k);
   double (*btime)(xray_machine *m, size_t k, double frac);
+  /* The streaming kernels (kernels.h: XRAY__SK_*).  sbuild compiles them
+   * with the machine's compiler and flags: the width of their vectors in
+   * bytes, and in *nt whether write-nt stores non-temporally; 0 with the
+   * error if they do not build.  stream: bytes per cycle kernel k moves
+   * with `threads` threads at once, each pinned to a usable CPU of its own
+   * and streaming its own arrays of `bytes` bytes in all: every thread's
+   * bytes over the time from the first one's start to the last one's end;
+   * NAN with the error if impossible. */
+  int (*sbuild)(xray_machine *m, int *nt);
+  double (*stream)(xray_machine *m, size_t k, double bytes, int threads);
   /* Hardware events.  pmu: 0 if the machine's counters can be read, else
    * -1 with the reason in the error.  event_at: the i-th event it offers
    * (NULL past the last).  bevent: the count of event name over one run

@@ -37,6 +37,7 @@ struct real {
   struct xray__kernel_set kernels;   /* the last kernel set built */
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
   struct xray__branch_set branch; /* the last branch kernels built */
+  struct xray__stream_set stream; /* the last streaming kernels built */
 };
 
 static void
@@ -443,6 +444,39 @@ real_pair(xray_machine *base, int a, int b)
   return xray__pair_speed(a, b, base->error, sizeof base->error);
 }
 
+/* --- streaming kernels (stream.c) ---------------------------------------- */
+
+static int
+real_sbuild(xray_machine *base, int *nt)
+{
+  struct real *m = (struct real *) base;
+
+  if (xray__stream_build(&m->stream, base->cc, base->cflags, base->error, sizeof base->error))
+    return 0;
+  *nt = m->stream.nt;
+  return m->stream.width;
+}
+
+#define MAX_TEAM 1024
+
+static double
+real_stream(xray_machine *base, size_t k, double bytes, int threads)
+{
+  struct real *m = (struct real *) base;
+  int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM);
+
+  if (!m->stream.dl || k >= XRAY__SK_N) {
+    snprintf(base->error, sizeof base->error, "the streaming kernels are not built");
+    return NAN;
+  }
+  if (threads > n || threads > MAX_TEAM) {
+    snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads, n);
+    return NAN;
+  }
+  return xray__real_stream(&m->stream, k, bytes, threads, cpu, base->tick_hz, m->ticks_per_cycle,
+                           base->error, sizeof base->error);
+}
+
 static void
 real_reset(xray_machine *base)
 {
@@ -457,6 +491,7 @@ real_reset(xray_machine *base)
   xray__arena_free(&m->arena[1]);
   xray__kernel_set_free(&m->kernels);
   xray__branch_free(&m->branch);
+  xray__stream_free(&m->stream);
 }
 
 static void
@@ -504,6 +539,8 @@ static const struct xray__machine_ops real_ops = {
   .event_at = xray__real_event_at,
   .bevent = real_bevent,
   .cevents = real_cevents,
+  .sbuild = real_sbuild,
+  .stream = real_stream,
   .clock = real_clock,
   .fma = real_fma,
   .cpus = real_cpus,

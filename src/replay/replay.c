@@ -348,6 +348,21 @@ rp_btime(xray_machine *m, size_t k, double frac)
 }
 
 static int
+rp_sbuild(xray_machine *m, int *nt)
+{
+  *nt = 0;
+  rp_kbuild(m, NULL, 0);
+  return 0;
+}
+
+static double
+rp_stream(xray_machine *m, size_t k, double bytes, int threads)
+{
+  (void) k, (void) bytes, (void) threads;
+  return none(m);
+}
+
+static int
 rp_pmu(xray_machine *m)
 {
   snprintf(m->error, sizeof m->error, "a recording holds no event counts");
@@ -441,6 +456,8 @@ static const struct xray__machine_ops replay_ops = {
   .bbuild = rp_bbuild,
   .bcount = rp_bcount,
   .btime = rp_btime,
+  .sbuild = rp_sbuild,
+  .stream = rp_stream,
   .pmu = rp_pmu,
   .event_at = rp_event_at,
   .bevent = rp_bevent,

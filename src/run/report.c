@@ -30,6 +30,7 @@ xray__report_add(xray_report *r, const char *name, const char *desc, const char 
   v->value = NAN;
   v->exact = NAN;
   v->ns = NAN;
+  v->gbs = NAN;
   return v;
 }
 
@@ -291,6 +292,8 @@ write_json(const xray_report *r, FILE *f)
       fprintf(f, ", \"exact\": %.6g", v->exact);
     if (known(v) && isfinite(v->ns))
       fprintf(f, ", \"ns\": %.6g", v->ns);
+    if (known(v) && isfinite(v->gbs))
+      fprintf(f, ", \"gb_per_s\": %.6g", v->gbs);
     if (v->effective)
       fprintf(f, ", \"effective\": true");
     fprintf(f, ", \"source\": ");
@@ -336,6 +339,8 @@ write_text(const xray_report *r, FILE *f)
       fprintf(f, " %s", v->unit);
       if (!isnan(v->ns))
         fprintf(f, " (%.1f ns)", v->ns);
+      if (!isnan(v->gbs))
+        fprintf(f, " (%.1f GB/s)", v->gbs);
       fprintf(f, " (%s%s%s", source_names[v->source],
               v->effective ? ", effective: shared with other cores" : "",
               v->unconfirmed ? ", UNCONFIRMED: no second view agrees" : "");

@@ -28,6 +28,7 @@ struct xray_value {
   char reason[400]; /* why unknown */
   double exact; /* unrounded value, or NAN */
   double ns; /* the value in nanoseconds (latencies), or NAN */
+  double gbs; /* the value in GB/s (bandwidths: 1e9 bytes a second), or NAN */
   int effective; /* a shared level: what this process gets */
 };
 

@@ -252,7 +252,7 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
   int lv;
   char field[16];
 
-  if (xray__sim_core_truth(&m->cpu, name, v) == 0)
+  if (xray__sim_core_truth(&m->cpu, name, v) == 0 || xray__sim_stream_truth(m, name, v) == 0)
     return 0;
   if (strcmp(name, "XRAY_BRANCH_MISS_PENALTY") == 0 && m->cpu_items) {
     *v = m->br.penalty;

@@ -365,6 +365,8 @@ static const struct xray__machine_ops sim_ops = {
   .bbuild = sim_bbuild,
   .bcount = sim_bcount,
   .btime = sim_btime,
+  .sbuild = xray__sim_sbuild,
+  .stream = xray__sim_stream,
   .pmu = sim_pmu,
   .event_at = sim_event_at,
   .bevent = sim_bevent,
@@ -398,6 +400,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->mem = 200;
   xray__sim_core_init(&m->cpu);
   xray__sim_branch_init(&m->br);
+  xray__sim_stream_init(&m->stream);
   m->tlbpen = 7;
   m->walk = 30;
   bad = xray__sim_parse(m, spec, err, errlen)

@@ -74,6 +74,18 @@ int xray__sim_pmu_init(struct xray__sim_pmu *p, int nlev, int pf, char *err, siz
 double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const struct xray__bstats *b,
                            const struct xray__cstats *c);
 
+/* stream.c: the streaming kernels' bandwidth, per data level and memory
+ * (slot MAX_LEVELS): bytes per cycle of loads and of stores to one core,
+ * all cores' together (0: no limit), memory's non-temporal stores (-1: the
+ * default, 0: none). */
+struct xray__sim_stream {
+  double rd[MAX_LEVELS + 1], wr[MAX_LEVELS + 1], all[MAX_LEVELS + 1], nt;
+  int built;
+};
+void xray__sim_stream_init(struct xray__sim_stream *s);
+int xray__sim_stream_item(struct xray__sim_stream *s, const char *key, const char *val, char *err,
+                          size_t errlen);
+
 struct sim {
   struct xray_machine base;
   struct xray__cache l1i;
@@ -114,6 +126,7 @@ struct sim {
   struct xray__sim_core cpu;
   struct xray__sim_branch br;
   struct xray__sim_pmu pmu;
+  struct xray__sim_stream stream;
   struct xray__bcount bcount[XRAY__BK_N]; /* the last bbuild */
   int bbuilt;
   double served[MAX_LEVELS + 1]; /* loads each level served, while counting */
@@ -133,6 +146,12 @@ int xray__sim_truth(const xray_machine *base, const char *name, double *v);
 
 /* spec.c: read a spec into m (defaults already set); 0, or -1 with why. */
 int xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen);
+
+/* stream.c */
+double xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int threads);
+int xray__sim_sbuild(xray_machine *base, int *nt);
+double xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads);
+int xray__sim_stream_truth(const struct sim *m, const char *name, double *v);
 
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);

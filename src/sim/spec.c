@@ -41,6 +41,8 @@
  *                                 its rate swings by SWING (0-1) around RATE
  *                                 over every 64 measurements, as a
  *                                 neighbour's share of a level moves
+ *   bw1..bw4, bwmem=READ:WRITE[:ALL], bwnt=RATE
+ *                                 bandwidth per level (sim/stream.c)
  *   branch=PENALTY[:HISTORY[:WINDOW]], bselect=yes|no
  *                                 the branch unit (sim/branch.c)
  *   pmu=SEED[:EVENTS]             a PMU of EVENTS events (sim/pmu.c)
@@ -451,6 +453,8 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   if ((r = parse_structure(m, item, eq, err, errlen)) <= 0
       || (r = parse_memory(m, item, eq, err, errlen)) <= 0)
     return r;
+  if ((r = xray__sim_stream_item(&m->stream, item, eq, err, errlen)) != 0)
+    return r < 0 ? -1 : 0;
   if ((r = xray__sim_branch_item(&m->br, item, eq, err, errlen)) != 0
       || (r = xray__sim_pmu_item(&m->pmu, item, eq, err, errlen)) != 0) {
     if (r > 0)
@@ -466,7 +470,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
            "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
            "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
            "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-           "cpus, smt, branch, bselect, pmu, noise, spikes, seed)",
+           "cpus, smt, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, noise, spikes, seed)",
            item);
   return -1;
 }

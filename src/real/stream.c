@@ -1,0 +1,192 @@
+/* Streaming kernels on the real machine: a team of threads, each pinned to
+ * a usable CPU of its own, each streaming through arrays of its own (first
+ * touched there, so that they lie in its own memory node), started
+ * together by a spin barrier for every sample.
+ *
+ * A sample's figure is every thread's bytes over the time from the first
+ * thread's start to the last one's end: a thread the host deschedules
+ * makes the sample slower, never faster, so the best sample is the one
+ * the least disturbed.  Each sample lasts at least SAMPLE_S and covers at
+ * least one whole pass over the arrays. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLES 9
+#define SAMPLE_S 1e-3
+/* Arrays start this many bytes apart beyond their length (17 lines, 64
+ * vectors of no ISA's): streams that walk in step do not meet in the
+ * same cache set or the same 4K alias at every step. */
+#define STAGGER 1088
+
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+
+struct member {
+  struct team *t;
+  int cpu;
+  struct xray__arena arena;
+  uint64_t t0[SAMPLES], t1[SAMPLES];
+  long long sink;
+};
+
+struct team {
+  long long (*fn)(void *a, void *b, void *c, size_t n, long reps);
+  int arrays, threads;
+  size_t n; /* vectors per array */
+  size_t width;
+  double target; /* ticks a sample lasts at least */
+  long reps;
+  int arrived, gen, failed;
+  char err[200];
+};
+
+/* count threads of t arrive; unless wait is 0, the caller leaves when
+ * the last of all arrives. */
+static void
+arrive(struct team *t, int count, int wait)
+{
+  int gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+
+  if (__atomic_add_fetch(&t->arrived, count, __ATOMIC_ACQ_REL) == t->threads) {
+    __atomic_store_n(&t->arrived, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->gen, gen + 1, __ATOMIC_RELEASE);
+  } else
+    while (wait && __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen)
+      ;
+}
+
+static void
+barrier(struct team *t)
+{
+  arrive(t, 1, 1);
+}
+
+static void *
+member_run(void *arg)
+{
+  struct member *me = arg;
+  struct team *t = me->t;
+  size_t len = t->n * t->width, stride = len + STAGGER;
+  char *base, err[200];
+  cpu_set_t set;
+  int s;
+
+  CPU_ZERO(&set);
+  CPU_SET(me->cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+  if (xray__arena_reserve(&me->arena, stride * (size_t) t->arrays, XRAY__ARENA_HUGE, err,
+                          sizeof err)) {
+    if (!__atomic_exchange_n(&t->failed, 1, __ATOMIC_ACQ_REL))
+      snprintf(t->err, sizeof t->err, "%s", err);
+  } else
+    memset(me->arena.base, 1, stride * (size_t) t->arrays);
+  base = me->arena.base;
+  barrier(t);
+  if (__atomic_load_n(&t->failed, __ATOMIC_ACQUIRE))
+    return NULL;
+  /* One pass warms the arrays into whatever level holds them; the first
+   * thread to finish it sets how many passes a sample takes (the barrier
+   * before the first sample publishes it). */
+  {
+    uint64_t w0 = xray__isa_ticks(), w1;
+    long reps, zero = 0;
+    me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, 1);
+    w1 = xray__isa_ticks();
+    reps = w1 > w0 ? (long) ceil(t->target / (double) (w1 - w0)) : 1;
+    __atomic_compare_exchange_n(&t->reps, &zero, reps > 0 ? reps : 1, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+  }
+  for (s = 0; s < SAMPLES; s++) {
+    barrier(t);
+    me->t0[s] = xray__isa_ticks();
+    me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, t->reps);
+    me->t1[s] = xray__isa_ticks();
+  }
+  return NULL;
+}
+
+double
+xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
+                  const int *cpu, double tick_hz, double ticks_per_cycle, char *err, size_t errlen)
+{
+  struct team t;
+  struct member *mem;
+  pthread_t *th;
+  double best = NAN;
+  int i, started = 0, s;
+
+  memset(&t, 0, sizeof t);
+  t.fn = set->fn[k];
+  t.arrays = xray__skernels[k].arrays;
+  t.threads = threads;
+  t.width = (size_t) set->width;
+  t.n = (size_t) (bytes / t.arrays / (double) t.width) / XRAY__STREAM_UNIT * XRAY__STREAM_UNIT;
+  t.target = SAMPLE_S * tick_hz;
+  if (t.n == 0 || threads < 1) {
+    snprintf(err, errlen, "%.0f bytes are too few for %d arrays of %zu-byte vectors", bytes,
+             t.arrays, t.width * XRAY__STREAM_UNIT);
+    return NAN;
+  }
+  mem = calloc((size_t) threads, sizeof *mem);
+  th = calloc((size_t) threads, sizeof *th);
+  if (!mem || !th) {
+    free(mem);
+    free(th);
+    snprintf(err, errlen, "out of memory");
+    return NAN;
+  }
+  for (i = 0; i < threads; i++) {
+    mem[i].t = &t;
+    mem[i].cpu = cpu[i];
+    if (pthread_create(&th[i], NULL, member_run, &mem[i]) != 0)
+      break;
+    started++;
+  }
+  if (started < threads) {
+    /* The started ones wait at the first barrier for the rest: the
+     * failure is set before the missing ones arrive there. */
+    snprintf(t.err, sizeof t.err, "cannot start %d threads", threads);
+    __atomic_store_n(&t.failed, 1, __ATOMIC_RELEASE);
+    arrive(&t, threads - started, 0);
+  }
+  for (i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  if (!t.failed)
+    for (s = 0; s < SAMPLES; s++) {
+      uint64_t first = mem[0].t0[s], last = mem[0].t1[s];
+      double per;
+      for (i = 1; i < threads; i++) {
+        first = mem[i].t0[s] < first ? mem[i].t0[s] : first;
+        last = mem[i].t1[s] > last ? mem[i].t1[s] : last;
+      }
+      per = (double) threads * (double) (t.n * t.width) * t.arrays * (double) t.reps
+          / ((double) (last - first) / ticks_per_cycle);
+      if (last > first && !(per <= best))
+        best = per;
+    }
+  else
+    snprintf(err, errlen, "%s", t.err);
+  for (i = 0; i < threads; i++)
+    xray__arena_free(&mem[i].arena);
+  free(mem);
+  free(th);
+  return best;
+}
+#else
+double
+xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
+                  const int *cpu, double tick_hz, double ticks_per_cycle, char *err, size_t errlen)
+{
+  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) tick_hz;
+  (void) ticks_per_cycle;
+  snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
+  return NAN;
+}
+#endif

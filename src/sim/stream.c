@@ -1,0 +1,198 @@
+/* The simulated machine's streaming kernels: the bandwidth of each data
+ * level and of memory.
+ *
+ * Spec items:
+ *   bwN=READ:WRITE[:ALL]   level N (1: the L1D, up to 4) serves READ bytes
+ *   bwmem=READ:WRITE[:ALL] per cycle of loads and WRITE of stores to one
+ *                          core; ALL: bytes per cycle all cores together get
+ *                          from it (a level whose bandwidth they share;
+ *                          default: no such limit)
+ *   bwnt=RATE              bytes per cycle non-temporal stores write to
+ *                          memory (0: the ISA has none; default 1.4 times
+ *                          bwmem's WRITE)
+ * The core itself issues two vector loads and one vector store a cycle,
+ * of the vector width vec= gives (sim/core.c).
+ *
+ * A pass of a kernel over arrays of f bytes per thread is served by the
+ * first level that holds f: its reads and writes overlap, so the pass
+ * takes the longer of reads / READ and writes / WRITE cycles; threads on
+ * every core at once get no more than ALL together. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLES 5
+
+static const double def_rd[MAX_LEVELS + 1] = { 64, 32, 20, 14, 10 };
+static const double def_wr[MAX_LEVELS + 1] = { 32, 16, 12, 9, 7 };
+
+void
+xray__sim_stream_init(struct xray__sim_stream *s)
+{
+  memcpy(s->rd, def_rd, sizeof s->rd);
+  memcpy(s->wr, def_wr, sizeof s->wr);
+  memset(s->all, 0, sizeof s->all);
+  s->nt = -1;
+}
+
+int
+xray__sim_stream_item(struct xray__sim_stream *s, const char *key, const char *val, char *err,
+                      size_t errlen)
+{
+  double v[3] = { 0, 0, 0 };
+  const char *p = val;
+  char *end;
+  int i, slot;
+
+  if (strcmp(key, "bwnt") == 0) {
+    s->nt = xray__decimal(val, &end);
+    if (end == val || *end || !(s->nt >= 0) || s->nt > 1e4) {
+      snprintf(err, errlen, "bwnt=%s: expected bytes per cycle, 0 (no such stores) to 10000", val);
+      return -1;
+    }
+    return 1;
+  }
+  if (strcmp(key, "bwmem") == 0)
+    slot = MAX_LEVELS;
+  else if (strncmp(key, "bw", 2) == 0 && key[2] >= '1' && key[2] <= '0' + MAX_LEVELS && !key[3])
+    slot = key[2] - '1';
+  else
+    return 0;
+  for (i = 0; i < 3; i++) {
+    v[i] = xray__decimal(p, &end);
+    if (end == p || !(v[i] > 0) || v[i] > 1e4 || (*end && (*end != ':' || i == 2)))
+      break;
+    p = end + 1;
+    if (!*end) {
+      i += i > 0 ? 3 : 0; /* two or three numbers: done */
+      break;
+    }
+  }
+  if (i < 3) {
+    snprintf(err, errlen, "%s=%s: expected READ:WRITE[:ALL], bytes per cycle (0-10000)", key, val);
+    return -1;
+  }
+  s->rd[slot] = v[0];
+  s->wr[slot] = v[1];
+  s->all[slot] = v[2];
+  return 1;
+}
+
+/* The level (slot; MAX_LEVELS: memory) that serves f bytes. */
+static int
+serving(const struct sim *m, double f)
+{
+  int i;
+
+  for (i = 0; i < m->nlev; i++)
+    if (f <= (double) m->lev[i].size)
+      return i;
+  return MAX_LEVELS;
+}
+
+/* Bytes per cycle of kernel k served by slot on one core, and by threads
+ * cores at once. */
+double
+xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int threads)
+{
+  const struct xray__skernel *sk = &xray__skernels[k];
+  double w = m->cpu.vecbits / 8.0, rd = fmin(m->stream.rd[slot], 2 * w),
+         wr = fmin(m->stream.wr[slot], w), one, nt;
+
+  if (k == XRAY__SK_WRITE_NT && slot == MAX_LEVELS) {
+    nt = m->stream.nt >= 0 ? m->stream.nt : 1.4 * m->stream.wr[slot];
+    wr = fmin(nt, w);
+  }
+  one = sk->arrays / fmax(sk->reads / rd, (sk->arrays - sk->reads) / wr);
+  return m->stream.all[slot] > 0 ? fmin(threads * one, m->stream.all[slot]) : threads * one;
+}
+
+int
+xray__sim_sbuild(xray_machine *base, int *nt)
+{
+  struct sim *m = (struct sim *) base;
+
+  *nt = m->stream.nt != 0;
+  m->stream.built = 1;
+  return m->cpu.vecbits / 8;
+}
+
+double
+xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads)
+{
+  struct sim *m = (struct sim *) base;
+  const struct xray__skernel *sk;
+  double moved, rate, y[SAMPLES];
+  int i;
+
+  if (!m->stream.built || k >= XRAY__SK_N) {
+    snprintf(base->error, sizeof base->error, "the streaming kernels are not built");
+    return NAN;
+  }
+  if (threads < 1 || threads > m->cpu.ncpu) {
+    snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads,
+             m->cpu.ncpu);
+    return NAN;
+  }
+  sk = &xray__skernels[k];
+  moved = floor(bytes / sk->arrays / (m->cpu.vecbits / 8.0) / XRAY__STREAM_UNIT) * XRAY__STREAM_UNIT
+      * (m->cpu.vecbits / 8.0) * sk->arrays;
+  if (!(moved > 0)) {
+    snprintf(base->error, sizeof base->error, "%.0f bytes are too few for %d arrays", bytes,
+             sk->arrays);
+    return NAN;
+  }
+  /* The real op's best of its samples drops the slow ones a busy host
+   * makes; the simulator's noise is symmetric, so the median of its
+   * samples does that here without a bias. */
+  rate = xray__sim_stream_rate(m, k, serving(m, moved), threads);
+  for (i = 0; i < SAMPLES; i++)
+    y[i] = moved / xray__sim_noise(m, moved / rate);
+  return xray__median(y, SAMPLES);
+}
+
+/* The truth of XRAY_BW_L<n>_<KERNEL>, XRAY_BW_MEM_<KERNEL> (_ALL: every
+ * core at once) and XRAY_BW_WIDTH; -1 if name is none of them. */
+int
+xray__sim_stream_truth(const struct sim *m, const char *name, double *v)
+{
+  char what[32];
+  size_t k, len;
+  int slot, lv, threads = 1, pos = 0;
+
+  if (strcmp(name, "XRAY_BW_WIDTH") == 0) {
+    *v = m->cpu.vecbits / 8.0;
+    return 0;
+  }
+  if (strncmp(name, "XRAY_BW_MEM_", 12) == 0) {
+    slot = MAX_LEVELS;
+    snprintf(what, sizeof what, "%s", name + 12);
+  } else if (sscanf(name, "XRAY_BW_L%d_%n", &lv, &pos) == 1 && pos > 0 && lv >= 1
+             && lv <= m->nlev) {
+    slot = lv - 1;
+    snprintf(what, sizeof what, "%s", name + pos);
+  } else
+    return -1;
+  len = strlen(what);
+  if (len > 4 && strcmp(what + len - 4, "_ALL") == 0) {
+    /* One CPU has no "every core at once" apart from the one core. */
+    if (m->cpu.ncpu < 2)
+      return -1;
+    what[len - 4] = 0;
+    threads = m->cpu.ncpu;
+  }
+  for (k = 0; k < XRAY__SK_N; k++) {
+    char up[16];
+    size_t i;
+    for (i = 0; xray__skernels[k].name[i] && i + 1 < sizeof up; i++)
+      up[i] = xray__skernels[k].name[i] == '-' ? '_' : (char) (xray__skernels[k].name[i] - 32);
+    up[i] = 0;
+    if (strcmp(what, up) == 0 && (k != XRAY__SK_WRITE_NT || (slot == MAX_LEVELS && m->stream.nt))) {
+      *v = xray__sim_stream_rate(m, k, slot, threads);
+      return 0;
+    }
+  }
+  return -1;
+}
