@@ -44,7 +44,7 @@ xray__sim_stream_item(struct xray__sim_stream *s, const char *key, const char *v
   double v[3] = { 0, 0, 0 };
   const char *p = val;
   char *end;
-  int i, slot;
+  int i, slot, bad;
 
   if (strcmp(key, "bwnt") == 0) {
     s->nt = xray__decimal(val, &end);
@@ -60,17 +60,15 @@ xray__sim_stream_item(struct xray__sim_stream *s, const char *key, const char *v
     slot = key[2] - '1';
   else
     return 0;
-  for (i = 0; i < 3; i++) {
+  /* Two or three positive numbers, separated by ':'. */
+  for (i = 0, bad = 0; i < 3 && !bad; i++) {
     v[i] = xray__decimal(p, &end);
-    if (end == p || !(v[i] > 0) || v[i] > 1e4 || (*end && (*end != ':' || i == 2)))
+    bad = end == p || !(v[i] > 0) || v[i] > 1e4 || (*end && *end != ':');
+    if (!*end)
       break;
     p = end + 1;
-    if (!*end) {
-      i += i > 0 ? 3 : 0; /* two or three numbers: done */
-      break;
-    }
   }
-  if (i < 3) {
+  if (bad || i == 0 || i == 3) {
     snprintf(err, errlen, "%s=%s: expected READ:WRITE[:ALL], bytes per cycle (0-10000)", key, val);
     return -1;
   }
