@@ -16,9 +16,10 @@
  * policy), and half the level leaves room for the code, the stack and
  * another tenant's share.  Memory is streamed over 8 and 16 times the
  * last level: a shared last level's measured capacity is this process's
- * share of it, and the whole may hold several times that.  With several cores each streams its own arrays, of the
- * footprint over the number of threads but never less than twice the
- * level above (so that the level above never serves them).
+ * share of it, and the whole may hold several times that.  With several
+ * cores each streams its own arrays, of the footprint over the number of
+ * threads but never less than twice the level above (so that the level
+ * above never serves them).
  *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
@@ -162,6 +163,17 @@ slot_values(xray_machine *m, xray_report *rep, const double *level, int i, int n
     }
 }
 
+/* Values rep->v[first..] that were measured are not confirmed: what
+ * (a capacity, or the number of levels) that their footprints rest on is
+ * not. */
+static void
+rests_on_unsure(xray_report *rep, size_t first, const char *what)
+{
+  for (; first < rep->n; first++)
+    if (rep->v[first].source == XRAY_SOURCE_MEASURED)
+      xray__value_doubt(&rep->v[first], "; not confirmed: %s is not", what);
+}
+
 static int
 run_bandwidth(xray_machine *m, xray_report *rep)
 {
@@ -173,7 +185,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
 
   if (!w)
     return -1;
-  n = xray__data_levels_sure(m, rep, level, sure, 4, &line, why, sizeof why);
+  n = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
   ncpu = m->ops->cpus(m, cpu, MAX_CPUS);
   if (!(width = m->ops->sbuild(m, &nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);
@@ -185,14 +197,14 @@ run_bandwidth(xray_machine *m, xray_report *rep)
     xray__value_measured(w, width, how);
   }
   for (i = 0; i < n; i++) {
+    char what[40];
     first = rep->n;
     slot_values(m, rep, level, i, n, ncpu, nt, width ? NULL : fail);
     /* Footprints chosen from a capacity no second view agreed on may lie
-     * in another level: what they measure is not confirmed either. */
-    for (; !sure[i] && first < rep->n; first++)
-      if (rep->v[first].source == XRAY_SOURCE_MEASURED)
-        xray__value_doubt(&rep->v[first], "; not confirmed: the L%d%s's capacity is not", i + 1,
-                          i ? "" : "D");
+     * in another level. */
+    snprintf(what, sizeof what, "the L%d%s's capacity", i + 1, i ? "" : "D");
+    if (!sure[i])
+      rests_on_unsure(rep, first, what);
   }
   /* A level not established leaves it and memory unknown: no footprint
    * is known to stream from either alone. */
@@ -202,9 +214,8 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   slot_values(m, rep, level, n, n, ncpu, nt, !width ? fail : why[0] ? why : NULL);
   /* A level xray did not find would serve footprints past the last one
    * it did, as the same plateau: memory needs the number of levels. */
-  for (; !sure[4] && first < rep->n; first++)
-    if (rep->v[first].source == XRAY_SOURCE_MEASURED)
-      xray__value_doubt(&rep->v[first], "; not confirmed: the number of cache levels is not");
+  if (!sure[4])
+    rests_on_unsure(rep, first, "the number of cache levels");
   return 0;
 }
 

@@ -135,15 +135,8 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
 }
 
 int
-xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int max, double *line,
-                  char *why, size_t len)
-{
-  return xray__data_levels_sure(m, rep, level, NULL, max, line, why, len);
-}
-
-int
-xray__data_levels_sure(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
-                       double *line, char *why, size_t len)
+xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
+                  double *line, char *why, size_t len)
 {
   static const char *const names[4] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
                                         "XRAY_L4_SIZE" };

@@ -33,16 +33,14 @@ void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *a
                            xray_value *line);
 
 /* probes/ops.c: the capacities of the data levels xray measured, L1D
- * first, at most max: from rep where the dcache and caches probes ran
- * into it already, else by running them.  How many levels in a row are
- * measured; if fewer than max and than the levels there are, why says why
- * the next is not (else it is empty).  *line: the L1D's line (64 if it is
- * not measured). */
-int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int max, double *line,
-                      char *why, size_t len);
-/* The same, and in sure[i] whether level i's capacity is confirmed;
- * sure[max]: whether the number of levels is (sure holds max + 1). */
-int xray__data_levels_sure(xray_machine *m, const xray_report *rep, double *level, int *sure,
-                           int max, double *line, char *why, size_t len);
+ * first, at most max (4 or fewer): from rep where the dcache and caches
+ * probes ran into it already, else by running them.  How many levels in a
+ * row are measured; if fewer than max and than the levels there are, why
+ * says why the next is not (else it is empty).  *line: the L1D's line (64
+ * if it is not measured).  Unless sure is NULL (else it holds max + 1),
+ * sure[i] says whether level i's capacity is confirmed, and sure[max]
+ * whether the number of levels is. */
+int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
+                      double *line, char *why, size_t len);
 
 #endif
