@@ -38,6 +38,8 @@ struct real {
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
   struct xray__branch_set branch; /* the last branch kernels built */
   struct xray__stream_set stream; /* the last streaming kernels built */
+  struct xray__arena *team; /* the streaming threads' arenas, by thread */
+  int nteam;
 };
 
 static void
@@ -473,8 +475,18 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
     snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads, n);
     return NAN;
   }
-  return xray__real_stream(&m->stream, k, bytes, threads, cpu, base->tick_hz, m->ticks_per_cycle,
-                           base->error, sizeof base->error);
+  if (threads > m->nteam) {
+    struct xray__arena *a = realloc(m->team, (size_t) threads * sizeof *a);
+    if (!a) {
+      snprintf(base->error, sizeof base->error, "out of memory");
+      return NAN;
+    }
+    memset(a + m->nteam, 0, (size_t) (threads - m->nteam) * sizeof *a);
+    m->team = a;
+    m->nteam = threads;
+  }
+  return xray__real_stream(&m->stream, k, bytes, threads, cpu, m->team, base->tick_hz,
+                           m->ticks_per_cycle, base->error, sizeof base->error);
 }
 
 static void
@@ -492,6 +504,11 @@ real_reset(xray_machine *base)
   xray__kernel_set_free(&m->kernels);
   xray__branch_free(&m->branch);
   xray__stream_free(&m->stream);
+  for (i = 0; i < m->nteam; i++)
+    xray__arena_free(&m->team[i]);
+  free(m->team);
+  m->team = NULL;
+  m->nteam = 0;
 }
 
 static void

@@ -35,9 +35,10 @@ double xray__pair_speed(int a, int b, char *err, size_t errlen);
 
 /* real/stream.c: bytes per cycle of streaming kernel k of set with
  * `threads` threads pinned to cpu[0..threads-1], each over its own arrays
- * of `bytes` bytes in all (machine.h: the stream op); NAN with why. */
+ * of `bytes` bytes in all (machine.h: the stream op), in arena[i] (kept
+ * by the caller for the next call, on the same CPUs); NAN with why. */
 double xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                         const int *cpu, double tick_hz, double ticks_per_cycle, char *err,
-                         size_t errlen);
+                         const int *cpu, struct xray__arena *arena, double tick_hz,
+                         double ticks_per_cycle, char *err, size_t errlen);
 
 #endif

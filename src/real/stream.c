@@ -17,8 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLES 9
+#define SAMPLES 5
 #define SAMPLE_S 1e-3
+/* Samples stop at two once they cover this much time: a pass over memory
+ * lasts milliseconds, and more of them buy nothing the probe's rounds do
+ * not. */
+#define COVER_S 5e-3
 /* Arrays start this many bytes apart beyond their length (17 lines, 64
  * vectors of no ISA's): streams that walk in step do not meet in the
  * same cache set or the same 4K alias at every step. */
@@ -31,7 +35,7 @@
 struct member {
   struct team *t;
   int cpu;
-  struct xray__arena arena;
+  struct xray__arena *arena; /* kept by the machine from call to call */
   uint64_t t0[SAMPLES], t1[SAMPLES];
   long long sink;
 };
@@ -43,6 +47,7 @@ struct team {
   size_t width;
   double target; /* ticks a sample lasts at least */
   long reps;
+  int samples;
   int arrived, gen, failed;
   char err[200];
 };
@@ -76,34 +81,43 @@ member_run(void *arg)
   size_t len = t->n * t->width, stride = len + STAGGER;
   char *base, err[200];
   cpu_set_t set;
-  int s;
+  int s, fresh;
 
   CPU_ZERO(&set);
   CPU_SET(me->cpu, &set);
   sched_setaffinity(0, sizeof set, &set);
-  if (xray__arena_reserve(&me->arena, stride * (size_t) t->arrays, XRAY__ARENA_HUGE, err,
+  /* An arena this thread's CPU first touched in an earlier call is used
+   * again as it is: mapping and touching hundreds of MB each call would
+   * cost more than the streaming. */
+  fresh = !me->arena->base || me->arena->len < stride * (size_t) t->arrays;
+  if (xray__arena_reserve(me->arena, stride * (size_t) t->arrays, XRAY__ARENA_HUGE, err,
                           sizeof err)) {
     if (!__atomic_exchange_n(&t->failed, 1, __ATOMIC_ACQ_REL))
       snprintf(t->err, sizeof t->err, "%s", err);
-  } else
-    memset(me->arena.base, 1, stride * (size_t) t->arrays);
-  base = me->arena.base;
+  } else if (fresh)
+    memset(me->arena->base, 1, me->arena->len);
+  base = me->arena->base;
   barrier(t);
   if (__atomic_load_n(&t->failed, __ATOMIC_ACQUIRE))
     return NULL;
   /* One pass warms the arrays into whatever level holds them; the first
-   * thread to finish it sets how many passes a sample takes (the barrier
-   * before the first sample publishes it). */
+   * thread to finish it sets how many passes a sample takes and how many
+   * samples there are, which the barrier after it publishes. */
   {
     uint64_t w0 = xray__isa_ticks(), w1;
     long reps, zero = 0;
     me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, 1);
     w1 = xray__isa_ticks();
     reps = w1 > w0 ? (long) ceil(t->target / (double) (w1 - w0)) : 1;
-    __atomic_compare_exchange_n(&t->reps, &zero, reps > 0 ? reps : 1, 0, __ATOMIC_ACQ_REL,
-                                __ATOMIC_ACQUIRE);
+    reps = reps > 0 ? reps : 1;
+    if (__atomic_compare_exchange_n(&t->reps, &zero, reps, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      double cover = (double) reps * (double) (w1 - w0) / t->target * SAMPLE_S;
+      int n = (int) ceil(COVER_S / cover);
+      __atomic_store_n(&t->samples, n < 2 ? 2 : n > SAMPLES ? SAMPLES : n, __ATOMIC_RELEASE);
+    }
   }
-  for (s = 0; s < SAMPLES; s++) {
+  barrier(t);
+  for (s = 0; s < t->samples; s++) {
     barrier(t);
     me->t0[s] = xray__isa_ticks();
     me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, t->reps);
@@ -114,7 +128,8 @@ member_run(void *arg)
 
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, double tick_hz, double ticks_per_cycle, char *err, size_t errlen)
+                  const int *cpu, struct xray__arena *arena, double tick_hz, double ticks_per_cycle,
+                  char *err, size_t errlen)
 {
   struct team t;
   struct member *mem;
@@ -145,6 +160,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   for (i = 0; i < threads; i++) {
     mem[i].t = &t;
     mem[i].cpu = cpu[i];
+    mem[i].arena = &arena[i];
     if (pthread_create(&th[i], NULL, member_run, &mem[i]) != 0)
       break;
     started++;
@@ -159,7 +175,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   for (i = 0; i < started; i++)
     pthread_join(th[i], NULL);
   if (!t.failed)
-    for (s = 0; s < SAMPLES; s++) {
+    for (s = 0; s < t.samples; s++) {
       uint64_t first = mem[0].t0[s], last = mem[0].t1[s];
       double per;
       for (i = 1; i < threads; i++) {
@@ -173,8 +189,6 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
     }
   else
     snprintf(err, errlen, "%s", t.err);
-  for (i = 0; i < threads; i++)
-    xray__arena_free(&mem[i].arena);
   free(mem);
   free(th);
   return best;
@@ -182,9 +196,10 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
 #else
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, double tick_hz, double ticks_per_cycle, char *err, size_t errlen)
+                  const int *cpu, struct xray__arena *arena, double tick_hz, double ticks_per_cycle,
+                  char *err, size_t errlen)
 {
-  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) tick_hz;
+  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) arena, (void) tick_hz;
   (void) ticks_per_cycle;
   snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
   return NAN;
