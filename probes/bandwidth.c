@@ -14,17 +14,24 @@
  * over max(2P, C/4) bytes and over max(1.5 times that, C/2): a stream over
  * more than the level above holds misses it on every line (any recency
  * policy), and half the level leaves room for the code, the stack and
- * another tenant's share.  Memory is streamed over 8 and 16 times the
+ * another tenant's share.  Memory is streamed over 16 and 32 times the
  * last level: a shared last level's measured capacity is this process's
- * share of it, and the whole may hold several times that.  With several
+ * share of it, the whole may hold several times that, and a stream
+ * little larger than a cache whose policy is not LRU still hits it.  With several
  * cores each streams its own arrays, of the footprint over the number of
  * threads but never less than twice the level above (so that the level
  * above never serves them).
  *
+ * Every figure is the best of ROUNDS rounds, each of which measures every
+ * value once: a disturbance (another tenant on the host core's sibling
+ * thread halves even the L1D's bandwidth) must last through all of them,
+ * a second or more apart, to move it.
+ *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
- * level, not a transition, served both) and the capacity the footprints
- * rest on is confirmed (for memory: the number of levels, since a level
+ * level, not a transition, served both), for memory on real hardware when
+ * its rounds agree within 10 % too (other tenants share it), and when the
+ * capacity the footprints rest on is confirmed (for memory: the number of levels, since a level
  * xray missed would serve both as one plateau); it is unknown when the two
  * differ by more than 25 %. */
 #include "xray-internal.h"
@@ -34,6 +41,8 @@
 #include <string.h>
 
 #define MAX_CPUS 1024
+#define ROUNDS 3
+#define SLOTS 5 /* up to four levels, then memory */
 #define AGREE 0.10
 #define APART 0.25
 /* Memory footprints stop at 2 GB: more costs seconds and adds nothing
@@ -48,8 +57,8 @@ static int
 footprints(const double *level, int n, int i, double *f, char *why, size_t len)
 {
   if (i == n) {
-    f[0] = fmin(8 * level[n - 1], MEM_MAX / 2);
-    f[1] = fmin(16 * level[n - 1], MEM_MAX);
+    f[0] = fmin(16 * level[n - 1], MEM_MAX / 2);
+    f[1] = fmin(32 * level[n - 1], MEM_MAX);
     return 1;
   }
   f[0] = fmax(i ? 2 * level[i - 1] : 0, level[i] / 4);
@@ -80,23 +89,64 @@ name_of(char *buf, size_t len, int i, int n, size_t k, int all)
     snprintf(buf, len, "XRAY_BW_L%d_%s%s", i + 1, upper[k], all ? "_ALL" : "");
 }
 
-/* One value: kernel k in slot i with t threads over footprints f. */
-static void
-measure(xray_machine *m, xray_value *v, const double *level, int i, int n, size_t k, int t,
-        const double *f)
-{
-  double y[2], b[2], d;
-  char label[48], where[24];
-  int j;
+/* What one value rests on: each thread's bytes at the two footprints, the
+ * best figure of the rounds there, and why a round could not run. */
+struct cell {
+  int want, threads;
+  double b[2], y[2], lo; /* lo: the worst round at the first footprint */
+  char err[200];
+};
 
-  for (j = 0; j < 2; j++) {
-    b[j] = share(level, i, f[j], t);
-    snprintf(label, sizeof label, "%s/%d", xray__skernels[k].name, t);
-    y[j] = xray__point(m, "bandwidth", label, b[j], m->ops->stream(m, k, b[j], t));
-    if (!(y[j] > 0)) {
-      xray__value_unknown(v, m->error[0] ? m->error : "the kernel did not run");
-      return;
-    }
+/* The probe's state: the levels it rests on, and a cell for every slot
+ * (level, then memory), kernel, and one core or all. */
+struct plan {
+  double level[4];
+  int n, sure[5], ncpu, nt, width;
+  struct cell cell[SLOTS][XRAY__SK_N][2];
+};
+
+/* Every wanted cell once: one round. */
+static void
+round_of(xray_machine *m, struct plan *p)
+{
+  char label[48];
+  size_t k;
+  int i, all, j;
+
+  for (i = 0; i < SLOTS; i++)
+    for (k = 0; k < XRAY__SK_N; k++)
+      for (all = 0; all < 2; all++) {
+        struct cell *c = &p->cell[i][k][all];
+        snprintf(label, sizeof label, "%s/%d", xray__skernels[k].name, c->threads);
+        for (j = 0; j < 2 && c->want; j++) {
+          double y = xray__point(m, "bandwidth", label, c->b[j],
+                                 m->ops->stream(m, k, c->b[j], c->threads));
+          if (!(y > 0)) {
+            snprintf(c->err, sizeof c->err, "%s",
+                     m->error[0] ? m->error : "the kernel did not run");
+            c->want = 0;
+          } else {
+            if (!(y <= c->y[j]))
+              c->y[j] = y;
+            if (j == 0 && (c->lo == 0 || y < c->lo))
+              c->lo = y;
+          }
+        }
+      }
+}
+
+/* Value v from cell c of slot i (n levels; i == n: memory), kernel k. */
+static void
+judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t k)
+{
+  const double *y = c->y, *b = c->b;
+  const char *a = c->threads > 1 ? " a thread" : "";
+  char text[300], where[24];
+  double d;
+
+  if (c->err[0]) {
+    xray__value_unknown(v, c->err);
+    return;
   }
   if (i == n)
     snprintf(where, sizeof where, "memory");
@@ -104,62 +154,96 @@ measure(xray_machine *m, xray_value *v, const double *level, int i, int n, size_
     snprintf(where, sizeof where, "the L%d%s", i + 1, i ? "" : "D");
   d = fabs(y[1] - y[0]) / y[0];
   if (d > APART) {
-    char why[300];
-    snprintf(why, sizeof why,
-             "no plateau in %s: %.1f bytes/cycle over %.0f bytes%s, %.1f over "
-             "%.0f",
-             where, y[0], b[0], t > 1 ? " a thread" : "", y[1], b[1]);
-    xray__value_unknown(v, why);
+    snprintf(text, sizeof text,
+             "no plateau in %s: %.1f bytes/cycle over %.0f bytes%s, %.1f over %.0f", where, y[0],
+             b[0], a, y[1], b[1]);
+    xray__value_unknown(v, text);
     return;
   }
-  {
-    char how[300];
-    snprintf(how, sizeof how,
-             "%s, %d thread%s, arrays of %.0f bytes%s in all: %.2f bytes/cycle; "
-             "over %.0f: %.2f",
-             xray__skernels[k].name, t, t > 1 ? "s" : "", b[0], t > 1 ? " a thread" : "", y[0],
-             b[1], y[1]);
-    xray__value_measured(v, y[0] < 100 ? round(y[0] * 10) / 10 : round(y[0]), how);
-  }
+  snprintf(text, sizeof text,
+           "%s, %d thread%s, arrays of %.0f bytes%s in all: %.2f bytes/cycle; over %.0f: %.2f "
+           "(each the best of %d rounds)",
+           xray__skernels[k].name, c->threads, c->threads > 1 ? "s" : "", b[0], a, y[0], b[1], y[1],
+           ROUNDS);
+  xray__value_measured(v, y[0] < 100 ? round(y[0] * 10) / 10 : round(y[0]), text);
   v->exact = y[0];
   if (m->core_hz > 0)
     v->gbs = y[0] * m->core_hz / 1e9;
   if (d > AGREE)
     xray__value_doubt(v, "; not confirmed: the two footprints differ by %.0f%%", 100 * d);
+  /* Other tenants share memory on real hardware: where the rounds do not
+   * agree, their load moved what this process gets, and the best round
+   * is a share of the moment, not the machine's. */
+  else if (i == n && m->tenants && (y[0] - c->lo) / y[0] > AGREE)
+    xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",
+                      100 * (y[0] - c->lo) / y[0]);
 }
 
-/* Every value of slot i (n levels; i == n: memory); all unknown with
- * fail if it is not NULL. */
+/* Whether value (slot i of n, kernel k, all) exists on this machine, else
+ * why not in why. */
+static int
+applies(const struct plan *p, int i, int n, size_t k, int all, const char **why)
+{
+  if (k == XRAY__SK_WRITE_NT && i != n)
+    return -1; /* no such value */
+  *why = all && p->ncpu < 2              ? "one usable CPU: every core at once is the one core"
+      : k == XRAY__SK_WRITE_NT && !p->nt ? "no non-temporal vector store at these flags"
+                                         : NULL;
+  return !*why;
+}
+
+/* The cells of slot i (n levels; i == n: memory), wanted where its
+ * footprints exist (else why says why not). */
 static void
-slot_values(xray_machine *m, xray_report *rep, const double *level, int i, int n, int ncpu, int nt,
-            const char *fail)
+plan_slot(struct plan *p, int i, int n, char *why, size_t len)
 {
   double f[2];
-  char name[48], why[300], lv[8];
+  const char *no;
   size_t k;
-  int all, ok = !fail;
+  int all, j;
 
-  snprintf(lv, sizeof lv, "%d", i + 1);
-  if (fail)
-    snprintf(why, sizeof why, "%s", fail);
-  else
-    ok = footprints(level, n, i, f, why, sizeof why);
+  if (!footprints(p->level, n, i, f, why, len))
+    return;
   for (k = 0; k < XRAY__SK_N; k++)
     for (all = 0; all < 2; all++) {
+      struct cell *c = &p->cell[i][k][all];
+      if (applies(p, i, n, k, all, &no) <= 0)
+        continue;
+      c->want = 1;
+      c->threads = all ? p->ncpu : 1;
+      for (j = 0; j < 2; j++)
+        c->b[j] = share(p->level, i, f[j], c->threads);
+    }
+}
+
+/* Every value of slot i (n levels; i == n: memory): unknown with fail
+ * if it is not NULL, or with why the slot has no footprints. */
+static void
+report_slot(xray_machine *m, xray_report *rep, const struct plan *p, int i, int n, const char *fail,
+            const char *why)
+{
+  char name[48], lv[8];
+  const char *no;
+  size_t k;
+  int all;
+
+  snprintf(lv, sizeof lv, "%d", i + 1);
+  for (k = 0; k < XRAY__SK_N; k++)
+    for (all = 0; all < 2; all++) {
+      const struct cell *c = &p->cell[i][k][all];
       xray_value *v;
-      if (k == XRAY__SK_WRITE_NT && i != n)
+      int a = applies(p, i, n, k, all, &no);
+      if (a < 0)
         continue;
       name_of(name, sizeof name, i, n, k, all);
       if (!(v = xray__report_param(rep, name, lv, NULL)))
         continue;
-      if (!ok)
-        xray__value_unknown(v, why);
-      else if (all && ncpu < 2)
-        xray__value_unknown(v, "one usable CPU: every core at once is the one core");
-      else if (k == XRAY__SK_WRITE_NT && !nt)
-        xray__value_unknown(v, "no non-temporal vector store at these flags");
+      if (fail || why[0])
+        xray__value_unknown(v, fail ? fail : why);
+      else if (!a)
+        xray__value_unknown(v, no);
       else
-        measure(m, v, level, i, n, k, all ? ncpu : 1, f);
+        judge(m, v, c, i, n, k);
     }
 }
 
@@ -178,44 +262,54 @@ static int
 run_bandwidth(xray_machine *m, xray_report *rep)
 {
   xray_value *w = xray__report_param(rep, "XRAY_BW_WIDTH", NULL, NULL);
-  double level[4], line;
-  int cpu[MAX_CPUS], sure[5], n, ncpu, width, nt = 0, i;
-  char why[400], fail[200];
+  struct plan *p = calloc(1, sizeof *p);
+  char why[400], fail[200], slotwhy[SLOTS][300];
+  int cpu[MAX_CPUS], i, r;
+  double line;
   size_t first;
 
-  if (!w)
+  if (!w || !p) {
+    free(p);
     return -1;
-  n = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
-  ncpu = m->ops->cpus(m, cpu, MAX_CPUS);
-  if (!(width = m->ops->sbuild(m, &nt))) {
+  }
+  memset(slotwhy, 0, sizeof slotwhy);
+  p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
+  p->ncpu = m->ops->cpus(m, cpu, MAX_CPUS);
+  if (!(p->width = m->ops->sbuild(m, &p->nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);
     xray__value_unknown(w, fail);
   } else {
     char how[160];
     snprintf(how, sizeof how, "the widest vectors of %s at these flags (GNU C vector types)",
              m->simulated ? "the simulated compiler" : "the compiler");
-    xray__value_measured(w, width, how);
+    xray__value_measured(w, p->width, how);
   }
-  for (i = 0; i < n; i++) {
+  /* Memory lies past the last level only if every level is known. */
+  for (i = 0; p->width && i <= p->n && (i < p->n || !why[0]); i++)
+    plan_slot(p, i, p->n, slotwhy[i], sizeof slotwhy[i]);
+  for (r = 0; r < ROUNDS; r++)
+    round_of(m, p);
+  for (i = 0; i < p->n; i++) {
     char what[40];
     first = rep->n;
-    slot_values(m, rep, level, i, n, ncpu, nt, width ? NULL : fail);
+    report_slot(m, rep, p, i, p->n, p->width ? NULL : fail, slotwhy[i]);
     /* Footprints chosen from a capacity no second view agreed on may lie
      * in another level. */
     snprintf(what, sizeof what, "the L%d%s's capacity", i + 1, i ? "" : "D");
-    if (!sure[i])
+    if (!p->sure[i])
       rests_on_unsure(rep, first, what);
   }
   /* A level not established leaves it and memory unknown: no footprint
    * is known to stream from either alone. */
-  if (why[0] && n < 4)
-    slot_values(m, rep, level, n, n + 1, ncpu, nt, why);
+  if (why[0] && p->n < 4)
+    report_slot(m, rep, p, p->n, p->n + 1, why, "");
   first = rep->n;
-  slot_values(m, rep, level, n, n, ncpu, nt, !width ? fail : why[0] ? why : NULL);
+  report_slot(m, rep, p, p->n, p->n, !p->width ? fail : why[0] ? why : NULL, slotwhy[p->n]);
   /* A level xray did not find would serve footprints past the last one
    * it did, as the same plateau: memory needs the number of levels. */
-  if (!sure[4])
+  if (!p->sure[4])
     rests_on_unsure(rep, first, "the number of cache levels");
+  free(p);
   return 0;
 }
 
