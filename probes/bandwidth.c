@@ -14,10 +14,12 @@
  * over max(2P, C/4) bytes and over max(1.5 times that, C/2): a stream over
  * more than the level above holds misses it on every line (any recency
  * policy), and half the level leaves room for the code, the stack and
- * another tenant's share.  Memory is streamed over 16 and 32 times the
- * last level: a shared last level's measured capacity is this process's
- * share of it, the whole may hold several times that, and a stream
- * little larger than a cache whose policy is not LRU still hits it.  With several
+ * another tenant's share.  Memory is streamed over F and 2F, F from 16
+ * times the last level, doubled while one core reads over F more than
+ * 5 % faster than over 2F: a shared last level's measured capacity is
+ * this process's share of it, the whole may hold many times that, and a
+ * stream little larger than a cache whose policy is not LRU still hits
+ * it.  With several
  * cores each streams its own arrays, of the footprint over the number of
  * threads but never less than twice the level above (so that the level
  * above never serves them).
@@ -30,7 +32,8 @@
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
  * level, not a transition, served both), for memory on real hardware when
- * its rounds agree within 10 % too (other tenants share it), and when the
+ * its rounds agree within 10 % too (other tenants share it; every core at
+ * once gets an effective share there, never confirmed), and when the
  * capacity the footprints rest on is confirmed (for memory: the number of levels, since a level
  * xray missed would serve both as one plateau); it is unknown when the two
  * differ by more than 25 %. */
@@ -45,9 +48,11 @@
 #define SLOTS 5 /* up to four levels, then memory */
 #define AGREE 0.10
 #define APART 0.25
-/* Memory footprints stop at 2 GB: more costs seconds and adds nothing
- * once they are well past every cache. */
-#define MEM_MAX 2147483648.0
+/* Memory footprints stop at 1 GB a stream: more costs seconds and
+ * memory, and adds nothing once they are well past every cache. */
+#define MEM_MAX 1073741824.0
+/* Reads over F and 2F that agree this well: F is past every cache. */
+#define SETTLED 0.05
 
 static const char *const upper[XRAY__SK_N] = { "READ", "WRITE", "COPY", "TRIAD", "WRITE_NT" };
 
@@ -58,7 +63,7 @@ footprints(const double *level, int n, int i, double *f, char *why, size_t len)
 {
   if (i == n) {
     f[0] = fmin(16 * level[n - 1], MEM_MAX / 2);
-    f[1] = fmin(32 * level[n - 1], MEM_MAX);
+    f[1] = 2 * f[0];
     return 1;
   }
   f[0] = fmax(i ? 2 * level[i - 1] : 0, level[i] / 4);
@@ -171,10 +176,17 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     v->gbs = y[0] * m->core_hz / 1e9;
   if (d > AGREE)
     xray__value_doubt(v, "; not confirmed: the two footprints differ by %.0f%%", 100 * d);
-  /* Other tenants share memory on real hardware: where the rounds do not
-   * agree, their load moved what this process gets, and the best round
-   * is a share of the moment, not the machine's. */
-  else if (i == n && m->tenants && (y[0] - c->lo) / y[0] > AGREE)
+  /* Other tenants share memory on real hardware.  Every core at once
+   * gets what their load leaves, a share that moves (twice as much in one
+   * run as in the next on a shared host): an effective figure, as a
+   * shared last level's capacity is.  One core's figure is confirmed
+   * only where the rounds agree: else their load moved it too. */
+  else if (i == n && m->tenants && c->threads > 1) {
+    v->effective = 1;
+    xray__value_doubt(v,
+                      "; not confirmed: every core at once gets a share of memory that "
+                      "other tenants' load moves");
+  } else if (i == n && m->tenants && (y[0] - c->lo) / y[0] > AGREE)
     xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",
                       100 * (y[0] - c->lo) / y[0]);
 }
@@ -192,10 +204,31 @@ applies(const struct plan *p, int i, int n, size_t k, int all, const char **why)
   return !*why;
 }
 
+/* Memory's footprints f, doubled while one core reads over f faster than
+ * over 2f: a shared last level's measured capacity is this process's
+ * share at the moment (a busy neighbour can make it a tenth of the
+ * whole), and a footprint the whole still partly holds is faster than
+ * memory, at both footprints alike. */
+static void
+settle(xray_machine *m, double *f)
+{
+  double y[2];
+  int j;
+
+  while (f[1] < MEM_MAX) {
+    for (j = 0; j < 2; j++)
+      y[j] = xray__point(m, "bandwidth", "read/1", f[j], m->ops->stream(m, XRAY__SK_READ, f[j], 1));
+    if (!(y[0] > 0 && y[1] > 0) || (y[0] - y[1]) / y[1] <= SETTLED)
+      return;
+    f[0] = f[1];
+    f[1] = fmin(2 * f[1], MEM_MAX);
+  }
+}
+
 /* The cells of slot i (n levels; i == n: memory), wanted where its
  * footprints exist (else why says why not). */
 static void
-plan_slot(struct plan *p, int i, int n, char *why, size_t len)
+plan_slot(xray_machine *m, struct plan *p, int i, int n, char *why, size_t len)
 {
   double f[2];
   const char *no;
@@ -204,6 +237,8 @@ plan_slot(struct plan *p, int i, int n, char *why, size_t len)
 
   if (!footprints(p->level, n, i, f, why, len))
     return;
+  if (i == n)
+    settle(m, f);
   for (k = 0; k < XRAY__SK_N; k++)
     for (all = 0; all < 2; all++) {
       struct cell *c = &p->cell[i][k][all];
@@ -286,7 +321,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   }
   /* Memory lies past the last level only if every level is known. */
   for (i = 0; p->width && i <= p->n && (i < p->n || !why[0]); i++)
-    plan_slot(p, i, p->n, slotwhy[i], sizeof slotwhy[i]);
+    plan_slot(m, p, i, p->n, slotwhy[i], sizeof slotwhy[i]);
   for (r = 0; r < ROUNDS; r++)
     round_of(m, p);
   for (i = 0; i < p->n; i++) {
