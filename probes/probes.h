@@ -43,4 +43,10 @@ void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *a
 int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
                       double *line, char *why, size_t len);
 
+/* probes/sharing.c: the index in cpu[0..n-1] of the first CPU that is
+ * not a hardware thread of cpu[0]'s core (the cores probe's answer in rep
+ * if it has one, else the pairwise test); -1 with why. */
+int xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n, char *why,
+                     size_t len);
+
 #endif

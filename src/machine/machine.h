@@ -56,6 +56,25 @@ double xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n,
 double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
                       enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base);
 
+/* Two CPUs at once (the sharing and interference probes): what CPU a
+ * does, timed, while CPU b (-1: no one) does its part.
+ *   CHASE     a chases c; b chases a copy of c of its own, in memory of
+ *             its own: cycles per load of a's chase.
+ *   PINGPONG  a and b hand a token back and forth through memory: with
+ *             dist 0 both write one word, else each writes a word of its
+ *             own, dist bytes apart, and reads the other's: cycles per
+ *             round trip (a to b and back).
+ *   WRITES    a and b each increment a word of their own, dist bytes
+ *             apart: cycles per increment of a's.
+ * A measurement counts only while b verifiably runs at the same time. */
+enum xray__duo_kind { XRAY__DUO_CHASE, XRAY__DUO_PINGPONG, XRAY__DUO_WRITES };
+struct xray__duo {
+  enum xray__duo_kind kind;
+  int a, b;
+  const struct xray__chase *c; /* CHASE */
+  size_t dist; /* PINGPONG, WRITES */
+};
+
 /* A chain of code pieces run as a loop (kernels.h: struct xray__piece),
  * each of statements s: where they lie decides which cache sets and lines
  * the loop's code takes. */
@@ -130,6 +149,9 @@ struct xray__machine_ops {
   /* The speed of a saturating kernel on CPU a while CPU b runs it too, as
    * a fraction of its speed alone (1: nothing shared); NAN if impossible. */
   double (*pair)(xray_machine *m, int a, int b);
+  /* Cycles per step of what CPU a does while CPU b does its part (see
+   * struct xray__duo); NAN with the error if impossible. */
+  double (*duo)(xray_machine *m, const struct xray__duo *d);
   /* Drop generated code and data, so the next measurement runs in fresh
    * memory (new pages, new physical colours). */
   void (*reset)(xray_machine *m);

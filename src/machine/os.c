@@ -152,6 +152,8 @@ hwloc_l1i(int field)
 }
 #endif
 
+static int sysfs_shared_by(int level, double *v);
+
 /* XRAY_L1D_SIZE, XRAY_L2_ASSOC, XRAY_L3_LINE, ...: the data or unified
  * cache of that level in sysfs.  Latencies have no OS view. */
 static int
@@ -177,6 +179,8 @@ sysfs_data_cache(const char *name, double *v)
   if (!((sscanf(name, "XRAY_L%dD_%15s", &level, field) == 2 && level == 1)
         || (sscanf(name, "XRAY_L%d_%15s", &level, field) == 2 && level >= 2)))
     return -1;
+  if (level >= 2 && strcmp(field, "SHARED_BY") == 0)
+    return sysfs_shared_by(level, v);
   for (i = 0; i < sizeof f / sizeof *f; i++)
     if (strcmp(field, f[i].suffix) == 0) {
       *v = sysfs_cache(level, level == 1 ? "Data" : "Unified", f[i].field);
@@ -216,15 +220,15 @@ cpuinfo(const char *key, const char *word)
 /* Cores and threads per core among the CPUs this process may use (its
  * affinity mask, which taskset and cpusets narrow), from sysfs topology:
  * the OS's view of what xray's cores probe can see. */
-/* The CPUs of the tree's cpu/online list ("0-3,8,10-11"), at most max of
- * them in cpu[]; how many it names, or -1. */
+/* The CPUs of a sysfs CPU list ("0-3,8,10-11") in the tree, at most max
+ * of them in cpu[]; how many it names, or -1. */
 static int
-online_cpus(int *cpu, int max)
+cpu_list(const char *path, int *cpu, int max)
 {
   char buf[4096], *p = buf, *end;
   int n = 0;
 
-  if (os_line("/sys/devices/system/cpu/online", buf, sizeof buf))
+  if (os_line(path, buf, sizeof buf))
     return -1;
   while (*p) {
     long a = strtol(p, &end, 10), b = a;
@@ -246,6 +250,43 @@ online_cpus(int *cpu, int max)
       return -1;
   }
   return n > 0 ? n : -1;
+}
+
+static int
+online_cpus(int *cpu, int max)
+{
+  return cpu_list("/sys/devices/system/cpu/online", cpu, max);
+}
+
+/* XRAY_L<n>_SHARED_BY: the usable CPUs in the shared_cpu_list of the
+ * first usable CPU's unified level n. */
+static int
+sysfs_shared_by(int level, double *v)
+{
+  static int cpu[4096], with[4096];
+  char path[128], buf[64];
+  int n = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, j, nw, count;
+
+  for (i = 0; n > 0 && i < 16; i++) {
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu[0], i);
+    if (os_line(path, buf, sizeof buf))
+      break;
+    if (atoi(buf) != level)
+      continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu[0], i);
+    if (os_line(path, buf, sizeof buf) || strcmp(buf, "Unified") != 0)
+      continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+             cpu[0], i);
+    if ((nw = cpu_list(path, with, 4096)) < 1)
+      return -1;
+    for (count = 0, k = 0; k < nw && k < 4096; k++)
+      for (j = 0; j < n && j < 4096; j++)
+        count += with[k] == cpu[j];
+    *v = count;
+    return count > 0 ? 0 : -1;
+  }
+  return -1;
 }
 
 static int

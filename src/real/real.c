@@ -38,6 +38,7 @@ struct real {
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
   struct xray__branch_set branch; /* the last branch kernels built */
   struct xray__stream_set stream; /* the last streaming kernels built */
+  struct xray__arena duo[2]; /* the two sides' chains of a duo */
   struct xray__arena *team; /* the streaming threads' arenas, by thread */
   int nteam;
 };
@@ -446,6 +447,14 @@ real_pair(xray_machine *base, int a, int b)
   return xray__pair_speed(a, b, base->error, sizeof base->error);
 }
 
+static double
+real_duo(xray_machine *base, const struct xray__duo *d)
+{
+  struct real *m = (struct real *) base;
+
+  return xray__real_duo(d, m->duo, m->ticks_per_cycle, base->error, sizeof base->error);
+}
+
 /* --- streaming kernels (stream.c) ---------------------------------------- */
 
 static int
@@ -501,6 +510,8 @@ real_reset(xray_machine *base)
   }
   xray__arena_free(&m->arena[0]);
   xray__arena_free(&m->arena[1]);
+  xray__arena_free(&m->duo[0]);
+  xray__arena_free(&m->duo[1]);
   xray__kernel_set_free(&m->kernels);
   xray__branch_free(&m->branch);
   xray__stream_free(&m->stream);
@@ -562,6 +573,7 @@ static const struct xray__machine_ops real_ops = {
   .fma = real_fma,
   .cpus = real_cpus,
   .pair = real_pair,
+  .duo = real_duo,
   .reset = real_reset,
   .free = real_free,
   .os_view = real_os_view,

@@ -33,6 +33,11 @@ int xray__real_cevents(xray_machine *m, struct xray__arena *a, const char *const
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
 
+/* real/duo.c: the duo op (machine.h) with the sides' chains in
+ * arena[0..1]; NAN with why. */
+double xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double ticks_per_cycle,
+                      char *err, size_t errlen);
+
 /* real/stream.c: bytes per cycle of streaming kernel k of set with
  * `threads` threads pinned to cpu[0..threads-1], each over its own arrays
  * of `bytes` bytes in all (machine.h: the stream op), in arena[i] (kept

@@ -424,6 +424,13 @@ rp_pair(xray_machine *m, int a, int b)
   return none(m);
 }
 
+static double
+rp_duo(xray_machine *m, const struct xray__duo *d)
+{
+  (void) d;
+  return none(m);
+}
+
 static void
 rp_reset(xray_machine *m)
 {
@@ -466,6 +473,7 @@ static const struct xray__machine_ops replay_ops = {
   .fma = rp_fma,
   .cpus = rp_cpus,
   .pair = rp_pair,
+  .duo = rp_duo,
   .reset = rp_reset,
   .free = rp_free,
   .os_view = rp_os_view,

@@ -149,7 +149,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
   for (i = first; i < r->n; i++) {
     xray_value *v = &r->v[i];
     v->seconds = dt;
-    if (v->source != XRAY_SOURCE_UNKNOWN)
+    if (v->source != XRAY_SOURCE_UNKNOWN || v->moot)
       rc = 0;
     else if (!v->reason[0])
       xray__value_unknown(v, m->error[0] ? m->error : "the probe stopped before measuring it");
@@ -220,6 +220,15 @@ xray__value_unknown(xray_value *v, const char *why)
 {
   if (v)
     put_text(v->reason, sizeof v->reason, why);
+}
+
+void
+xray__value_moot(xray_value *v, const char *why)
+{
+  if (v) {
+    xray__value_unknown(v, why);
+    v->moot = 1;
+  }
 }
 
 static int

@@ -30,6 +30,8 @@ struct xray_value {
   double ns; /* the value in nanoseconds (latencies), or NAN */
   double gbs; /* the value in GB/s (bandwidths: 1e9 bytes a second), or NAN */
   int effective; /* a shared level: what this process gets */
+  int moot; /* unknown because this machine has nothing to measure (one
+             * CPU to share with): the probe did not fail for it */
 };
 
 #define XRAY__REPORT_MAX 256
@@ -69,6 +71,9 @@ double xray__quantize(double x);
  * (either may be given a NULL value, which does nothing). */
 void xray__value_measured(xray_value *v, double x, const char *method);
 void xray__value_unknown(xray_value *v, const char *why);
+/* Unknown because the machine has nothing of the kind (one usable CPU for
+ * a value between two): not a failure of the probe. */
+void xray__value_moot(xray_value *v, const char *why);
 /* Not confirmed after all: marks v so and adds to its method why,
  * formatted ("; not confirmed: ..."). */
 void xray__value_doubt(xray_value *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,6 +13,8 @@
 #define HUGE_BASE (UINT64_C(1) << 40)
 #define SMALL_BASE (UINT64_C(1) << 42)
 #define HUGE_PAGE (UINT64_C(2) << 20)
+/* A partner's copy of a chain lies this far past ours. */
+#define PARTNER_BASE (UINT64_C(1) << 38)
 
 /* The physical page behind a virtual one: random, given on first touch,
  * kept until reset (like pages a hypervisor hands out). */
@@ -70,11 +72,11 @@ physical(struct sim *m, uint64_t va)
  * by physical address: for an L1 whose way fits in a page (VIPT, as L1s
  * are) that is the same index as the virtual one. */
 static int
-fill(struct sim *m, uint64_t pa)
+fill_from(struct sim *m, uint64_t pa, int from)
 {
   int i, j;
 
-  for (i = 0; i < m->nlev; i++) {
+  for (i = from; i < m->nlev; i++) {
     unsigned long ev;
     if (!xray__cache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
       break;
@@ -88,6 +90,41 @@ fill(struct sim *m, uint64_t pa)
   /* An inclusive level that hit still refreshes nothing below: the lines
    * were allocated on the way down by the misses above. */
   return i;
+}
+
+static int
+fill(struct sim *m, uint64_t pa)
+{
+  return fill_from(m, pa, 0);
+}
+
+/* The adjacent-line prefetcher (adjline=BYTES): a load that misses the
+ * L1D brings the other lines of its aligned block into the L2 and below,
+ * as Intel's spatial prefetcher pairs lines into 128-byte blocks. */
+static void
+adjacent(struct sim *m, uint64_t pa, int from)
+{
+  uint64_t a = pa & ~(uint64_t) (m->adjline - 1), line = m->lev[1].line;
+
+  for (; a < (pa & ~(uint64_t) (m->adjline - 1)) + m->adjline; a += line)
+    if (a / line != pa / line)
+      fill_from(m, a, from);
+}
+
+/* A partner chasing its own copy of the chain on a CPU that shares level
+ * duo_level (sim/duo.c): the chains are alike, so each of our loads that
+ * reaches that level meets one of its loads there. */
+static void
+partner(struct sim *m, int huge)
+{
+  const struct xray__chase *c = m->duo_c;
+
+  uint64_t pa = physical(m, (huge ? HUGE_BASE : SMALL_BASE) + PARTNER_BASE + c->off[m->duo_i]);
+
+  /* Its own prefetcher brings its block's other lines as ours does. */
+  if (fill_from(m, pa, m->duo_level) > m->duo_level && m->adjline && m->nlev > 1)
+    adjacent(m, pa, m->duo_level > 1 ? m->duo_level : 1);
+  m->duo_i = m->duo_i + 1 < c->n ? m->duo_i + 1 : 0;
 }
 
 /* The page prefetcher (pfpages=N): an L1D miss to page pg; the fourth
@@ -156,7 +193,11 @@ load(struct sim *m, uint64_t va, int huge)
       xray__cache_access(
           t, (unsigned long) ((UINT64_C(1) << 52) / t->line + xray__rand(&m->trng) % lines), NULL);
     }
+  if (m->duo_c && hit >= m->duo_level)
+    partner(m, huge);
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
+  if (m->adjline && hit > 0 && m->nlev > 1)
+    adjacent(m, pa, 1);
   if (m->pf_next && hit > 0)
     fill(m, pa + m->lev[0].line);
   if (m->pf_pages && hit > 0)
@@ -252,7 +293,8 @@ xray__sim_truth(const xray_machine *base, const char *name, double *v)
   int lv;
   char field[16];
 
-  if (xray__sim_core_truth(&m->cpu, name, v) == 0 || xray__sim_stream_truth(m, name, v) == 0)
+  if (xray__sim_core_truth(&m->cpu, name, v) == 0 || xray__sim_stream_truth(m, name, v) == 0
+      || xray__sim_duo_truth(m, name, v) == 0)
     return 0;
   if (strcmp(name, "XRAY_BRANCH_MISS_PENALTY") == 0 && m->cpu_items) {
     *v = m->br.penalty;

@@ -375,6 +375,7 @@ static const struct xray__machine_ops sim_ops = {
   .fma = sim_fma,
   .cpus = sim_cpus,
   .pair = sim_pair,
+  .duo = xray__sim_duo,
   .reset = xray__sim_reset,
   .free = xray__sim_free,
   .os_view = sim_os_view,

@@ -111,6 +111,12 @@ struct sim {
   double pf_fetched; /* lines it brought, while counting */
   double tlb_missed; /* first-level TLB misses, while counting */
   uint64_t pf_last, pf_delta;
+  unsigned long adjline; /* adjacent-line prefetcher's block; 0: none */
+  int share[MAX_LEVELS]; /* CPUs sharing each data level; 0: default */
+  double c2c; /* cycles to move a line between cores; 0: default */
+  const struct xray__chase *duo_c; /* a partner's chain, while it runs (duo.c) */
+  size_t duo_i;
+  int duo_level; /* the level it shares with us (index) */
   int tenant;                   /* the level a neighbour shares (index), or 0 */
   double trate, tswing, tnow, tacc;  /* its loads per ours; swing; this measurement's
                                       * rate; loads owed */
@@ -152,6 +158,13 @@ double xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int thread
 int xray__sim_sbuild(xray_machine *base, int *nt);
 double xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads);
 int xray__sim_stream_truth(const struct sim *m, const char *name, double *v);
+
+/* duo.c: two simulated CPUs at once (machine.h: the duo op), the items
+ * that say what they share, and their truths. */
+double xray__sim_duo(xray_machine *base, const struct xray__duo *d);
+int xray__sim_duo_item(struct sim *m, const char *key, const char *val, char *err, size_t errlen);
+int xray__sim_duo_check(const struct sim *m, char *err, size_t errlen);
+int xray__sim_duo_truth(const struct sim *m, const char *name, double *v);
 
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);

@@ -43,6 +43,10 @@
  *                                 neighbour's share of a level moves
  *   bw1..bw4, bwmem=READ:WRITE[:ALL], bwnt=RATE
  *                                 bandwidth per level (sim/stream.c)
+ *   share1..share4=CPUS, c2c=CYCLES, adjline=BYTES
+ *                                 levels shared between CPUs, moving a line
+ *                                 between cores, the adjacent-line
+ *                                 prefetcher (sim/duo.c)
  *   branch=PENALTY[:HISTORY[:WINDOW]], bselect=yes|no
  *                                 the branch unit (sim/branch.c)
  *   pmu=SEED[:EVENTS]             a PMU of EVENTS events (sim/pmu.c)
@@ -453,6 +457,8 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   if ((r = parse_structure(m, item, eq, err, errlen)) <= 0
       || (r = parse_memory(m, item, eq, err, errlen)) <= 0)
     return r;
+  if ((r = xray__sim_duo_item(m, item, eq, err, errlen)) != 0)
+    return r < 0 ? -1 : 0;
   if ((r = xray__sim_stream_item(&m->stream, item, eq, err, errlen)) != 0)
     return r < 0 ? -1 : 0;
   if ((r = xray__sim_branch_item(&m->br, item, eq, err, errlen)) != 0
@@ -470,7 +476,8 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
            "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
            "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
            "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-           "cpus, smt, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, noise, spikes, seed)",
+           "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
+           "noise, spikes, seed)",
            item);
   return -1;
 }
@@ -507,6 +514,8 @@ xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen)
     snprintf(err, errlen, "cpus=%d is not a multiple of smt=%d", m->cpu.ncpu, m->cpu.smt);
     goto out;
   }
+  if (xray__sim_duo_check(m, err, errlen))
+    goto out;
   rc = 0;
 out:
   free(buf);

@@ -1,0 +1,277 @@
+/* The distances at which variables interfere: what C++ calls
+ * std::hardware_destructive_interference_size and
+ * std::hardware_constructive_interference_size, measured here rather
+ * than assumed (compilers hard-code 64, 128 or 256).
+ *
+ *   XRAY_DESTRUCTIVE_INTERFERENCE  the first usable CPU and another core
+ *       each increment a word of their own, D bytes apart, D = 8 ... 1024,
+ *       and 8192 for reference.  Words in one line slow each other many
+ *       times over (the line moves on every write); a prefetcher that
+ *       pairs lines slows words in neighbouring lines too.  The value is
+ *       the least D from which on no distance is slowed by more than
+ *       CLEAN, and D/2 must be slowed by at least SLOWED (a clear knee).
+ *   XRAY_CONSTRUCTIVE_INTERFERENCE  one thread chases pairs of loads
+ *       through a footprint past the L2 (so the first load of a pair
+ *       misses it): the last line of an aligned block of B bytes, then its
+ *       first, B = 2, 4 and 8 lines (pairs_for: how many); the reference
+ *       is the same distance and
+ *       direction across the boundary of two blocks.  Where one miss brings
+ *       the whole aligned block (an adjacent-line prefetcher), the second
+ *       load inside hits, and the pairs run at most WHOLE times the
+ *       reference; at least APART, it missed.  A next-line or up/down
+ *       prefetcher, or an open DRAM page, helps both alike.  The value is
+ *       the largest B whose pairs and all smaller ones come whole (the line
+ *       if none does), and the next B must clearly miss.
+ *
+ * Each is the knee of ROUNDS interleaved rounds (the fastest round of
+ * each distance, the median of each block's pairs); it is
+ * confirmed when most rounds' own curves have the same knee and the other
+ * size, found by the other method, is the same (without an adjacent-line
+ * prefetcher both are the line; with one, both are its block). */
+#include "xray-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CPUS 1024
+#define ROUNDS 3
+#define ND 8 /* distances 8 ... 1024 */
+#define FAR 8192
+#define SLOWED 1.5
+#define CLEAN 1.15
+#define NB 3 /* blocks of 2, 4, 8 lines */
+#define WHOLE 0.8
+#define APART 0.93
+
+/* The destructive knee of q[0..n-1] (slowdowns at growing distances):
+ * the least i from which on every q is at most CLEAN, with q[i - 1] at
+ * least SLOWED; -1 if there is none. */
+static int
+clean_from(const double *q, int n)
+{
+  int i = n;
+
+  while (i > 0 && q[i - 1] <= CLEAN)
+    i--;
+  return i > 0 && i < n && q[i - 1] >= SLOWED ? i : -1;
+}
+
+/* The constructive knee of p[0..n-1] (pairs against the reference at
+ * growing blocks): how many blocks in a row from the first come whole
+ * (at most WHOLE), the next clearly not (at least APART); -1 if unclear. */
+static int
+whole_to(const double *p, int n)
+{
+  int i = 0;
+
+  while (i < n && p[i] <= WHOLE)
+    i++;
+  return i < n && p[i] >= APART ? i : -1;
+}
+
+static double
+race(xray_machine *m, int a, int b, size_t dist)
+{
+  struct xray__duo d;
+
+  memset(&d, 0, sizeof d);
+  d.kind = XRAY__DUO_WRITES;
+  d.a = a;
+  d.b = b;
+  d.dist = dist;
+  return xray__point(m, "interference", "writes", (double) dist, m->ops->duo(m, &d));
+}
+
+static void
+destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_round_agree)
+{
+  static int cpu[MAX_CPUS];
+  double y[ND + 1][ROUNDS], q[ND], best[ND + 1];
+  char why[400];
+  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k;
+
+  *knee_round_agree = 0;
+  if ((j = xray__other_core(m, rep, cpu, n > MAX_CPUS ? MAX_CPUS : n, why, sizeof why)) < 0) {
+    (n < 2 ? xray__value_moot : xray__value_unknown)(v, why);
+    return;
+  }
+  for (r = 0; r < ROUNDS; r++)
+    for (i = 0; i <= ND; i++)
+      if (isnan(y[i][r] = race(m, cpu[0], cpu[j], i < ND ? (size_t) 8 << i : FAR))) {
+        xray__value_unknown(v, m->error);
+        return;
+      }
+  /* A disturbance only slows an increment, and a round in which the other
+   * core did not run is not counted (duo): the fastest round of each. */
+  for (i = 0; i <= ND; i++)
+    for (best[i] = y[i][0], r = 1; r < ROUNDS; r++)
+      best[i] = fmin(best[i], y[i][r]);
+  for (i = 0; i < ND; i++)
+    q[i] = best[i] / best[ND];
+  if ((k = clean_from(q, ND)) < 0) {
+    snprintf(why, sizeof why,
+             "no clear knee: increments of words 8, 16, ... 1024 bytes apart "
+             "on CPUs %d and %d took %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f times those 8192 "
+             "apart",
+             cpu[0], cpu[j], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
+    xray__value_unknown(v, why);
+    return;
+  }
+  snprintf(why, sizeof why,
+           "two cores (CPUs %d, %d) incrementing words D bytes apart: slowed "
+           "%.1f times at %d bytes, %.2f at %d",
+           cpu[0], cpu[j], q[k - 1], 8 << (k - 1), q[k], 8 << k);
+  xray__value_measured(v, (double) (8 << k), why);
+  for (r = 0, i = 0; r < ROUNDS; r++) {
+    double qr[ND];
+    int d;
+    for (d = 0; d < ND; d++)
+      qr[d] = y[d][r] / y[ND][r];
+    i += clean_from(qr, ND) == k;
+  }
+  *knee_round_agree = 2 * i > ROUNDS;
+}
+
+/* Cycles per load of K pairs of loads B - line bytes apart, backwards,
+ * in slots of 2B bytes at slot[]: inside one aligned block of B (its last
+ * line, then its first) or across the boundary between the slot's two
+ * blocks (the second block's first line, then the first block's second).
+ * The two differ only in where the aligned block lies: the same distance,
+ * direction, and DRAM page. */
+static double
+pairs(xray_machine *m, const uint64_t *slot, size_t K, size_t B, double line, int inside,
+      uint64_t *off)
+{
+  char layout[48];
+  size_t k;
+
+  for (k = 0; k < K; k++) {
+    uint64_t x = slot[k] * 2 * B;
+    off[2 * k] = inside ? x + B - (uint64_t) line : x + B;
+    off[2 * k + 1] = inside ? x : x + (uint64_t) line;
+  }
+  snprintf(layout, sizeof layout, "%s-%zu", inside ? "inside" : "across", B);
+  return xray__chase_ordered(m, off, 2 * K, XRAY__ARENA_HUGE, "interference", layout);
+}
+
+/* K distinct slots of 2K, in random order. */
+static void
+draw_blocks(uint64_t *blk, size_t K, uint64_t *rng)
+{
+  size_t i;
+
+  for (i = 0; i < 2 * K; i++)
+    blk[i] = i;
+  for (i = 2 * K - 1; i > 0; i--) {
+    size_t j = (size_t) (xray__rand(rng) % (i + 1));
+    uint64_t t = blk[i];
+    blk[i] = blk[j];
+    blk[j] = t;
+  }
+}
+
+/* Pairs for blocks of B bytes: the pairs' lines take 2 of every 2B / line
+ * line positions, so they load the L2's sets they use LOAD times over
+ * (they miss it, whatever its policy) with LOAD x L2 / B lines, and the
+ * L3's only LOAD x L2 / L3 times (they hit it).  LOAD is 3, or 2 where
+ * the L3 is less than 6 L2. */
+static size_t
+pairs_for(const double *level, int nl, size_t B)
+{
+  double load = nl >= 3 && level[2] < 6 * level[1] ? 2 : 3;
+
+  return (size_t) (load * level[1] / (2.0 * (double) B));
+}
+
+static void
+constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
+{
+  double level[4], line, y[NB][2][ROUNDS], p[NB];
+  char why[400];
+  int nl = xray__data_levels(m, rep, level, NULL, 4, &line, why, sizeof why), r, b, k;
+  size_t K;
+  uint64_t *blk, *off, rng = 0xc0ffee11ULL;
+
+  *agree = 0;
+  if (nl < 2) {
+    xray__value_unknown(v, why[0] ? why : "one cache level: no L2 to miss");
+    return;
+  }
+  K = pairs_for(level, nl, (size_t) (2 * line));
+  blk = malloc(2 * K * sizeof *blk);
+  off = malloc(2 * K * sizeof *off);
+  if (!blk || !off) {
+    free(blk);
+    free(off);
+    xray__value_unknown(v, "out of memory");
+    return;
+  }
+  for (r = 0; r < ROUNDS && K; r++)
+    for (b = 0; b < NB && K; b++) {
+      size_t B = (size_t) line << (b + 1), kb = pairs_for(level, nl, B);
+      draw_blocks(blk, kb, &rng);
+      y[b][0][r] = pairs(m, blk, kb, B, line, 1, off);
+      y[b][1][r] = pairs(m, blk, kb, B, line, 0, off);
+      if (kb < 16 || isnan(y[b][0][r]) || isnan(y[b][1][r]))
+        K = 0;
+    }
+  free(blk);
+  free(off);
+  if (!K) {
+    xray__value_unknown(v, m->error[0] ? m->error : "no footprint to chase");
+    return;
+  }
+  for (b = 0; b < NB; b++)
+    p[b] = xray__median(y[b][0], ROUNDS) / xray__median(y[b][1], ROUNDS);
+  if ((k = whole_to(p, NB)) < 0) {
+    snprintf(why, sizeof why,
+             "no clear knee: a block's last line then its first, in blocks of "
+             "%.0f, %.0f and %.0f bytes, took %.2f %.2f %.2f times the same across two blocks",
+             2 * line, 4 * line, 8 * line, p[0], p[1], p[2]);
+    xray__value_unknown(v, why);
+    return;
+  }
+  snprintf(why, sizeof why,
+           "a block's last line then its first, against the same across two "
+           "blocks, past the L2: blocks of %.0f bytes %.2f times%s",
+           line * (2 << k), p[k], k ? " (smaller ones came whole)" : " (the line comes alone)");
+  xray__value_measured(v, line * (1 << k), why);
+  for (r = 0, *agree = 0; r < ROUNDS; r++) {
+    for (b = 0; b < NB; b++)
+      p[b] = y[b][0][r] / y[b][1][r];
+    *agree += whole_to(p, NB) == k;
+  }
+  *agree = 2 * *agree > ROUNDS;
+}
+
+static int
+run_interference(xray_machine *m, xray_report *rep)
+{
+  xray_value *d = xray__report_param(rep, "XRAY_DESTRUCTIVE_INTERFERENCE", NULL, NULL);
+  xray_value *c = xray__report_param(rep, "XRAY_CONSTRUCTIVE_INTERFERENCE", NULL, NULL);
+  int dagree, cagree;
+
+  if (!d || !c)
+    return -1;
+  constructive(m, rep, c, &cagree);
+  destructive(m, rep, d, &dagree);
+  if (c->source == XRAY_SOURCE_MEASURED && !cagree)
+    xray__value_doubt(c, "; not confirmed: most rounds alone find another knee");
+  if (d->source == XRAY_SOURCE_MEASURED && !dagree)
+    xray__value_doubt(d, "; not confirmed: most rounds alone find another knee");
+  if (c->source == XRAY_SOURCE_MEASURED && d->source == XRAY_SOURCE_MEASURED
+      && c->value != d->value) {
+    if (!c->unconfirmed)
+      xray__value_doubt(c, "; not confirmed: two writers interfere up to %.0f bytes", d->value);
+    if (!d->unconfirmed)
+      xray__value_doubt(d, "; not confirmed: one miss brings %.0f bytes", c->value);
+  } else if (d->source != XRAY_SOURCE_MEASURED && c->source == XRAY_SOURCE_MEASURED
+             && !c->unconfirmed)
+    xray__value_doubt(c, "; not confirmed: the destructive size, its check, is unknown");
+  return 0;
+}
+
+const xray_probe xray__probe_interference = { "interference",
+                                              "destructive and constructive interference sizes",
+                                              run_interference };

@@ -1,0 +1,209 @@
+/* Two simulated CPUs at once (machine.h: the duo op): which data levels
+ * they share, what moving a line between them costs, and what the
+ * adjacent-line prefetcher does to two writers.
+ *
+ * Spec items:
+ *   share1..share4=CPUS   data level n is shared by each group of CPUS
+ *                         consecutive CPUs (default: the hardware threads
+ *                         of a core, and every CPU for the last level of
+ *                         two or more); groups nest level by level
+ *   c2c=CYCLES            moving a written line from one core to another
+ *                         (default: twice the latency of the innermost
+ *                         level they share, or memory's)
+ *   adjline=BYTES         an adjacent-line prefetcher: an L1D miss brings
+ *                         the rest of its aligned block of BYTES into the
+ *                         L2 (sim/memory.c); two writers within one block
+ *                         then take lines from each other too
+ *
+ * Costs: a chase with a partner on a CPU that shares a level meets the
+ * partner's loads there (memory.c); a round trip of a token is two line
+ * moves between cores, two L1D hits between threads of a core; an
+ * increment costs an L1D hit and a cycle, plus a line move when the other
+ * core writes the same line, half one when it writes in the same block. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CPUs sharing data level i (index) in groups. */
+static int
+group(const struct sim *m, int i)
+{
+  if (m->share[i])
+    return m->share[i];
+  return m->nlev >= 2 && i == m->nlev - 1 ? m->cpu.ncpu : m->cpu.smt;
+}
+
+/* The innermost level CPUs a and b share (index); nlev if none. */
+static int
+shared_level(const struct sim *m, int a, int b)
+{
+  int i;
+
+  for (i = 0; i < m->nlev; i++)
+    if (a / group(m, i) == b / group(m, i))
+      break;
+  return i;
+}
+
+static double
+move_cost(const struct sim *m, int a, int b)
+{
+  int s = shared_level(m, a, b);
+
+  if (m->c2c > 0)
+    return m->c2c;
+  return 2 * (s < m->nlev ? m->lev[s].lat : m->mem);
+}
+
+/* The bytes two writers must keep apart: the largest line, or the
+ * prefetcher's block. */
+static unsigned long
+granule(const struct sim *m, unsigned long *line)
+{
+  unsigned long g = 0;
+  int i;
+
+  for (i = 0; i < m->nlev; i++)
+    if (m->lev[i].line > g)
+      g = m->lev[i].line;
+  *line = g;
+  return m->adjline > g ? m->adjline : g;
+}
+
+double
+xray__sim_duo(xray_machine *base, const struct xray__duo *d)
+{
+  struct sim *m = (struct sim *) base;
+  int core = m->cpu.smt, same;
+  unsigned long line, block;
+  double hit, cyc;
+
+  if (!m->nlev) {
+    snprintf(base->error, sizeof base->error,
+             "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
+    return NAN;
+  }
+  if (d->a < 0 || d->a >= m->cpu.ncpu || d->b >= m->cpu.ncpu || d->a == d->b) {
+    snprintf(base->error, sizeof base->error, "no such pair of simulated CPUs (%d, %d)", d->a,
+             d->b);
+    return NAN;
+  }
+  if (d->kind == XRAY__DUO_CHASE) {
+    m->duo_level = d->b < 0 ? m->nlev : shared_level(m, d->a, d->b);
+    m->duo_c = m->duo_level < m->nlev ? d->c : NULL;
+    m->duo_i = 0;
+    cyc = xray__sim_chase(base, d->c);
+    m->duo_c = NULL;
+    return cyc;
+  }
+  if (d->b < 0 || (d->kind == XRAY__DUO_WRITES && d->dist < 8)) {
+    snprintf(base->error, sizeof base->error, "a race needs two CPUs and words 8 bytes apart");
+    return NAN;
+  }
+  same = d->a / core == d->b / core;
+  hit = m->lev[0].lat;
+  block = granule(m, &line);
+  if (d->kind == XRAY__DUO_PINGPONG)
+    cyc = same ? 2 * hit : 2 * move_cost(m, d->a, d->b);
+  else if (same || d->dist >= block)
+    cyc = hit + 1;
+  else
+    cyc = hit + 1 + (d->dist < line ? 1 : 0.5) * move_cost(m, d->a, d->b);
+  return xray__sim_noise(m, cyc);
+}
+
+int
+xray__sim_duo_item(struct sim *m, const char *key, const char *val, char *err, size_t errlen)
+{
+  char *end;
+  long v;
+
+  if (strcmp(key, "c2c") != 0 && strcmp(key, "adjline") != 0
+      && !(strncmp(key, "share", 5) == 0 && key[5] >= '1' && key[5] <= '4' && !key[6]))
+    return 0;
+  v = strtol(val, &end, 10);
+  if (end == val || *end || v < 1 || v > 65536) {
+    snprintf(err, errlen, "%s: '%s' is not a number from 1 to 65536", key, val);
+    return -1;
+  }
+  if (key[0] == 'c')
+    m->c2c = (double) v;
+  else if (key[0] == 'a') {
+    if (v & (v - 1) || v < 16) {
+      snprintf(err, errlen, "adjline: %ld is not a power of two of at least 16", v);
+      return -1;
+    }
+    m->adjline = (unsigned long) v;
+  } else
+    m->share[key[5] - '1'] = (int) v;
+  return 1;
+}
+
+/* After the whole spec: groups that exist and nest. */
+int
+xray__sim_duo_check(const struct sim *m, char *err, size_t errlen)
+{
+  int i;
+
+  for (i = 0; i < MAX_LEVELS; i++) {
+    if (!m->share[i])
+      continue;
+    if (i >= m->nlev) {
+      snprintf(err, errlen, "share%d: there is no data level %d", i + 1, i + 1);
+      return -1;
+    }
+    if (m->cpu.ncpu % m->share[i] || m->share[i] % m->cpu.smt) {
+      snprintf(err, errlen,
+               "share%d=%d: groups must divide cpus=%d and hold whole cores of "
+               "smt=%d",
+               i + 1, m->share[i], m->cpu.ncpu, m->cpu.smt);
+      return -1;
+    }
+    if (i > 0 && m->share[i] % group(m, i - 1)) {
+      snprintf(err, errlen, "share%d=%d: not a multiple of level %d's group of %d", i + 1,
+               m->share[i], i, group(m, i - 1));
+      return -1;
+    }
+  }
+  if (m->adjline && m->nlev && m->adjline < m->lev[0].line) {
+    snprintf(err, errlen, "adjline=%lu is smaller than the L1D's line", m->adjline);
+    return -1;
+  }
+  return 0;
+}
+
+/* The truths, for the first CPU: how many CPUs share each level with it,
+ * a round trip to the nearest other core, the interference sizes. */
+int
+xray__sim_duo_truth(const struct sim *m, const char *name, double *v)
+{
+  unsigned long line, block;
+  int lv;
+  char rest[16];
+
+  if (!m->nlev)
+    return -1;
+  block = granule(m, &line);
+  if (sscanf(name, "XRAY_L%d_SHARED_%15s", &lv, rest) == 2 && strcmp(rest, "BY") == 0) {
+    if (lv < 1 || lv > m->nlev || m->cpu.ncpu < 2)
+      return -1;
+    *v = group(m, lv - 1);
+    return 0;
+  }
+  /* One thread finds the constructive size; the others need two cores. */
+  if (strcmp(name, "XRAY_CONSTRUCTIVE_INTERFERENCE") == 0) {
+    *v = (double) (m->adjline > line ? m->adjline : line);
+    return 0;
+  }
+  if (m->cpu.ncpu / m->cpu.smt < 2)
+    return -1;
+  if (strcmp(name, "XRAY_C2C_LATENCY") == 0)
+    *v = 2 * move_cost(m, 0, m->cpu.smt);
+  else if (strcmp(name, "XRAY_DESTRUCTIVE_INTERFERENCE") == 0)
+    *v = (double) block;
+  else
+    return -1;
+  return 0;
+}
