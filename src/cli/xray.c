@@ -24,7 +24,9 @@ struct outfile {
   char *path, *tmp;             /* the file renamed over (a link's target); NULL: direct */
   FILE *f;
 };
-static struct outfile outs[4];   /* results, trace, recording's machine and cpuinfo */
+/* results, trace, recording's machine and cpuinfo, a plot's index and
+ * the image being drawn */
+static struct outfile outs[6];
 
 static void
 remove_temps(void)
@@ -193,6 +195,8 @@ usage(FILE *f)
           "                        --repeat times (default 3), every point to DIR\n"
           "      --repeat=N        runs of the probes for --record (1 to 20)\n"
           "      --replay=DIR      answer the probes from the recording in DIR\n"
+          "      --plot=DIR        draw every curve the probes measured into DIR: an\n"
+          "                        SVG and a PNG a probe, and plots.txt (needs cairo)\n"
           "  -b, --budget=SECONDS  time one probe may spend (default 2)\n"
           "  -s, --simulate=SPEC   measure a simulated machine instead of this one;\n"
           "                        SPEC is a comma-separated list of items:\n"
@@ -246,6 +250,7 @@ usage_error(const char *fmt, const char *arg)
 struct settings {
   xray_format fmt;
   const char *output, *trace, *simulate, *cc, *cflags, *ops, *types, *record, *replay;
+  const char *plot;
   long repeat;
   xray_kernel kernel;
   double budget;
@@ -324,6 +329,9 @@ take_option(int c, char *arg, struct settings *s)
   case 'P':
     s->replay = nonempty(arg, "invalid --replay '%s' (a directory made by --record)");
     break;
+  case 'G':
+    s->plot = nonempty(arg, "invalid --plot '%s' (a directory)");
+    break;
   }
 }
 
@@ -357,23 +365,15 @@ static void
 parse_args(int argc, char **argv, struct settings *s)
 {
   static const struct option opts[] = {
-    { "format", required_argument, 0, 'f' },
-    { "output", required_argument, 0, 'o' },
-    { "trace", required_argument, 0, 't' },
-    { "budget", required_argument, 0, 'b' },
-    { "simulate", required_argument, 0, 's' },
-    { "kernel", required_argument, 0, 'k' },
-    { "cc", required_argument, 0, 'C' },
-    { "cflags", required_argument, 0, 'F' },
-    { "ops", required_argument, 0, 'O' },
-    { "types", required_argument, 0, 'T' },
-    { "record", required_argument, 0, 'R' },
-    { "repeat", required_argument, 0, 'N' },
-    { "replay", required_argument, 0, 'P' },
-    { "list", no_argument, 0, 'l' },
-    { "help", no_argument, 0, 'h' },
-    { "version", no_argument, 0, 'V' },
-    { 0, 0, 0, 0 }
+    { "format", required_argument, 0, 'f' },   { "output", required_argument, 0, 'o' },
+    { "trace", required_argument, 0, 't' },    { "budget", required_argument, 0, 'b' },
+    { "simulate", required_argument, 0, 's' }, { "kernel", required_argument, 0, 'k' },
+    { "cc", required_argument, 0, 'C' },       { "cflags", required_argument, 0, 'F' },
+    { "ops", required_argument, 0, 'O' },      { "types", required_argument, 0, 'T' },
+    { "record", required_argument, 0, 'R' },   { "repeat", required_argument, 0, 'N' },
+    { "replay", required_argument, 0, 'P' },   { "plot", required_argument, 0, 'G' },
+    { "list", no_argument, 0, 'l' },           { "help", no_argument, 0, 'h' },
+    { "version", no_argument, 0, 'V' },        { 0, 0, 0, 0 }
   };
   size_t i;
   int c;
@@ -399,7 +399,53 @@ parse_args(int argc, char **argv, struct settings *s)
   select_probes(argc, argv, s);
 }
 
-/* Options that contradict each other, and the recording's directory. */
+/* The plot's files go through out_open and out_commit as the results
+ * do: replaced atomically, a device or FIFO written through. */
+#ifdef XRAY__HAVE_CAIRO
+static FILE *
+plot_open(int which, const char *path)
+{
+  return out_open(&outs[4 + which], path);
+}
+
+static int
+plot_commit(int which, const char *path)
+{
+  return out_commit(&outs[4 + which], path);
+}
+#endif
+
+/* The points a plot kept, on to the trace. */
+static void
+copy_points(FILE *from, FILE *to)
+{
+  char buf[8192];
+  size_t n;
+
+  rewind(from);
+  while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+    fwrite(buf, 1, n, to);
+  fseek(from, 0, SEEK_END);
+}
+
+/* A directory an option writes into: made if missing (its parent must
+ * exist); anything else there is refused before measuring. */
+static void
+need_dir(const char *opt, const char *dir)
+{
+  struct stat st;
+  int exists = stat(dir, &st) == 0;
+
+  if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(dir, 0777) != 0)
+      || access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "%s: %s: '%s' %s\n", prog, opt, dir,
+            (exists && !S_ISDIR(st.st_mode)) || errno == EEXIST ? "exists and is not a directory"
+                                                                : strerror(errno));
+    exit(2);
+  }
+}
+
+/* Options that contradict each other, and the directories they write. */
 static void
 check_args(struct settings *s)
 {
@@ -423,15 +469,16 @@ check_args(struct settings *s)
       exit(2);
     }
   }
-  if (s->record) {
-    struct stat st;
-    int exists = stat(s->record, &st) == 0;
-    if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(s->record, 0777) != 0)) {
-      fprintf(stderr, "%s: --record: '%s' %s\n", prog, s->record,
-              exists || errno == EEXIST ? "exists and is not a directory" : strerror(errno));
-      exit(2);
-    }
-  }
+#ifndef XRAY__HAVE_CAIRO
+  if (s->plot)
+    usage_error("%s",
+                "--plot: this xray was built without cairo; install libcairo2-dev (Debian) "
+                "and run configure and make again");
+#endif
+  if (s->record)
+    need_dir("--record", s->record);
+  if (s->plot)
+    need_dir("--plot", s->plot);
 }
 
 /* The machine the settings name, set up; a bad spec or option ends here. */
@@ -470,16 +517,49 @@ make_machine(const struct settings *s)
   return m;
 }
 
+/* The probes the settings select, run on m (a recording runs them several
+ * times, so that the replay has the noise too: the results are those of
+ * the last); own[i] says which values probe i set.  *rc becomes 1 if one
+ * failed. */
+static xray_report *
+run_probes(const struct settings *s, xray_machine *m, struct xray_cli_owned *own, int *rc)
+{
+  xray_report *rep = NULL;
+  size_t i;
+  int run;
+
+  for (run = 0; run < (s->record ? (s->repeat ? s->repeat : 3) : 1); run++) {
+    xray_report_free(rep);
+    if (!(rep = xray_report_new())) {
+      fprintf(stderr, "%s: out of memory for the results\n", prog);
+      exit(1);
+    }
+    for (i = 0; i < s->nsel; i++) {
+      own[i].probe = s->sel[i]->name;
+      own[i].first = xray_report_count(rep);
+      if (xray_probe_run(s->sel[i], m, rep) != 0) {
+        fprintf(stderr, "%s: probe %s failed\n", prog, s->sel[i]->name);
+        *rc = 1;
+      }
+      own[i].last = xray_report_count(rep);
+    }
+  }
+  return rep;
+}
+
 int
 main(int argc, char **argv)
 {
-  struct settings s = { XRAY_FORMAT_TEXT, "-", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                        0, XRAY_KERNEL_AUTO, 2.0, { NULL }, 0 };
+  struct settings s = {
+    XRAY_FORMAT_TEXT, "-", NULL,     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+    XRAY_KERNEL_AUTO, 2.0, { NULL }, 0
+  };
+  static struct xray_cli_owned own[16]; /* each probe's values in the report */
+  FILE *plotf = NULL;
   xray_report *rep = NULL;
   static char rpath[3][4096];   /* a recording's files */
   xray_machine *m;
-  size_t i;
-  int run, rc = 0;
+  int rc = 0;
 
 #ifdef XRAY__WITH_ICSIM
   /* A command of its own: static I-cache simulation of a file (not in
@@ -513,34 +593,38 @@ main(int argc, char **argv)
     out_open(&outs[1], s.trace);
   out_open(&outs[0], s.output);
 
-  m = make_machine(&s);
-  if (s.trace)
-    xray_machine_set_trace(m, outs[1].f);
-  /* A recording holds several runs, so that the replay has the noise too;
-   * the results are those of the last. */
-  for (run = 0; run < (s.record ? (s.repeat ? s.repeat : 3) : 1); run++) {
-    xray_report_free(rep);
-    if (!(rep = xray_report_new())) {
-      fprintf(stderr, "%s: out of memory for the results\n", prog);
-      exit(1);
-    }
-    for (i = 0; i < s.nsel; i++)
-      if (xray_probe_run(s.sel[i], m, rep) != 0) {
-        fprintf(stderr, "%s: probe %s failed\n", prog, s.sel[i]->name);
-        rc = 1;
-      }
+  /* A plot reads the points back: they go to a file of its own, and on
+   * to the trace where one is asked for too. */
+  if (s.plot && !(plotf = tmpfile())) {
+    fprintf(stderr, "%s: --plot: cannot make a temporary file: %s\n", prog, strerror(errno));
+    exit(1);
   }
+  m = make_machine(&s);
+  if (plotf || s.trace)
+    xray_machine_set_trace(m, plotf ? plotf : outs[1].f);
+  rep = run_probes(&s, m, own, &rc);
   if (s.record
       && (xray_record_machine(outs[2].f, m, rep)
           || (s.simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", s.simulate) < 0
                          : xray_record_cpuinfo(outs[3].f))))
     rc = 1;
   xray_machine_free(m);
+  if (plotf && s.trace)
+    copy_points(plotf, outs[1].f);
 
   xray_report_write(rep, outs[0].f, s.fmt);
-  xray_report_free(rep);
   if (out_commit(&outs[2], rpath[1]) | out_commit(&outs[3], rpath[2])
       | out_commit(&outs[1], s.trace ? s.trace : "") | out_commit(&outs[0], s.output))
     rc = 1;
+    /* The plots come last: the results are safe whatever happens to them. */
+#ifdef XRAY__HAVE_CAIRO
+  if (plotf) {
+    static const struct xray_cli_files io = { plot_open, plot_commit };
+    if (xray_cli_plot(s.plot, plotf, rep, own, s.nsel, &io))
+      rc = 1;
+    fclose(plotf);
+  }
+#endif
+  xray_report_free(rep);
   return rc;
 }
