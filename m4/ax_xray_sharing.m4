@@ -17,8 +17,9 @@
 #   footprints, three rounds each; the count is confirmed when they all agree
 #   and the level's capacity, or the OS's cache topology, confirms it.  The
 #   round trip is a token handed back and forth through one word, checked
-#   with a word for each side.  With one usable CPU every value is unknown.
-#   ACTION-IF-FOUND runs when the L2 count is known.
+#   by a chase through lines the other CPU has just written.  With one
+#   usable CPU every value is unknown.  ACTION-IF-FOUND runs when the L2
+#   count is known.
 #
 #   Cache variables (preset one to skip its measurement):
 #
@@ -50,7 +51,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_SHARING], [
 _AX_XRAY_VALUE([ax_cv_xray_l2_shared_by], [XRAY_L2_SHARED_BY], [sharing], [l2-shared-by],
@@ -59,6 +60,6 @@ ax_xray_sharing_ok=$ax_xray_known
 _AX_XRAY_VALUE([ax_cv_xray_l3_shared_by], [XRAY_L3_SHARED_BY], [sharing], [l3-shared-by],
                [usable CPUs sharing the L3], [CPUs])
 _AX_XRAY_VALUE([ax_cv_xray_c2c_latency], [XRAY_C2C_LATENCY], [sharing], [c2c-latency],
-               [core-to-core round trip of a line], [cycles])
+               [core-to-core round trip of a line], [cycles], [decimal])
 AS_IF([test $ax_xray_sharing_ok = yes], [$1], [$2])
 ])

@@ -23,16 +23,17 @@
  *                        it (they nest).
  *   XRAY_C2C_LATENCY     cycles per round trip of a token between the
  *                        first CPU and the first other core: each writes
- *                        when it sees the other's last write.  Measured
- *                        with one shared word and with a word each on lines
- *                        a page apart; the first is the value, the second
- *                        the check (each round trip moves two lines both
- *                        ways).
+ *                        one shared word when it sees the other's last
+ *                        write.  The check: the other core writes every
+ *                        line of a chain, and the first walks it, reading
+ *                        each line (moved from the other's cache) and taking
+ *                        it (a locked add), as a side of the ping-pong reads
+ *                        the token and writes it; a round trip is two.
  *
  * Confirmed: both footprints and most rounds on their own gave the same
  * verdict for every CPU, and the level's capacity is confirmed or the OS's topology
- * gives the same count; the round trip when both ways agree within
- * AGREE. */
+ * gives the same count; the round trip when twice the chase's load agrees
+ * within AGREE. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -46,16 +47,19 @@
 #define PRIVATE 0.2
 #define CONTRAST 1.25
 #define AGREE 0.20
+#define HANDOFF_LINES 2048 /* a chain the other core's L2 holds */
 #define OWN_CORE 0.75 /* pair speed from which on two CPUs are cores of their own (cores.c) */
 
 static const double fractions[2] = { 0.6, 0.8 };
 
 enum verdict { UNCLEAR, PRIVATE_TO, SHARED_WITH };
 
-/* A chain of the lines of f bytes in random order: cycles per load on CPU
- * a, alone (b < 0) or beside b's own copy. */
+/* A chain of the lines of f bytes in random order, run as kind (a duo
+ * CHASE: on CPU a, alone (b < 0) or beside b's own copy; a HANDOFF: b
+ * writes it, a chases it): cycles per load. */
 static double
-duo_chase(xray_machine *m, int a, int b, double f, double line, uint64_t *rng, const char *kernel)
+duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, double line,
+        uint64_t *rng, const char *kernel)
 {
   size_t n = (size_t) (f / line), i;
   uint64_t *off = malloc(n * sizeof *off);
@@ -81,7 +85,7 @@ duo_chase(xray_machine *m, int a, int b, double f, double line, uint64_t *rng, c
   c.n = n;
   c.arena = XRAY__ARENA_HUGE;
   memset(&d, 0, sizeof d);
-  d.kind = XRAY__DUO_CHASE;
+  d.kind = kind;
   d.a = a;
   d.b = b;
   d.c = &c;
@@ -118,9 +122,11 @@ base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, char *why
   /* A disturbance of the shorter chain would hide the contrast: the
    * faster of two. */
   for (s = 1; s < 3; s *= 1.5) {
-    one = fmin(duo_chase(m, a, -1, fractions[0] * s * C, line, rng, "duo-chase/alone"),
-               duo_chase(m, a, -1, fractions[0] * s * C, line, rng, "duo-chase/alone"));
-    two = duo_chase(m, a, -1, 2 * fractions[0] * s * C, line, rng, "duo-chase/alone");
+    one = fmin(
+        duo_run(m, XRAY__DUO_CHASE, a, -1, fractions[0] * s * C, line, rng, "duo-chase/alone"),
+        duo_run(m, XRAY__DUO_CHASE, a, -1, fractions[0] * s * C, line, rng, "duo-chase/alone"));
+    two =
+        duo_run(m, XRAY__DUO_CHASE, a, -1, 2 * fractions[0] * s * C, line, rng, "duo-chase/alone");
     if (isnan(one) || isnan(two)) {
       snprintf(why, len, "%s", m->error);
       return 0;
@@ -145,14 +151,17 @@ measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C
   for (r = 0; r < ROUNDS; r++)
     for (k = 0; k < 2; k++) {
       double f = fractions[k] * C;
-      if (isnan(lr->alone[k][r] = duo_chase(m, cpu[0], -1, f, line, rng, "duo-chase/alone")))
+      if (isnan(lr->alone[k][r] =
+                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, f, line, rng, "duo-chase/alone")))
         return -1;
       for (j = 0; j < np; j++) {
         snprintf(kern, sizeof kern, "duo-chase/with-%d", cpu[peer[j]]);
-        if (isnan(lr->with[j][k][r] = duo_chase(m, cpu[0], cpu[peer[j]], f, line, rng, kern)))
+        if (isnan(lr->with[j][k][r] =
+                      duo_run(m, XRAY__DUO_CHASE, cpu[0], cpu[peer[j]], f, line, rng, kern)))
           return -1;
       }
-      if (isnan(lr->spill[k][r] = duo_chase(m, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
+      if (isnan(lr->spill[k][r] =
+                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
         return -1;
     }
   return 0;
@@ -306,10 +315,10 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
     xray__value_doubt(v, "; not confirmed: the level's capacity is not");
 }
 
-/* Cycles per round trip of a token between CPUs a and b, words dist
- * bytes apart (0: one word), the median of ROUNDS. */
+/* Cycles per round trip of a token through one word between CPUs a and
+ * b, the median of ROUNDS. */
 static double
-round_trip(xray_machine *m, int a, int b, size_t dist)
+round_trip(xray_machine *m, int a, int b)
 {
   struct xray__duo d;
   double y[ROUNDS];
@@ -319,39 +328,50 @@ round_trip(xray_machine *m, int a, int b, size_t dist)
   d.kind = XRAY__DUO_PINGPONG;
   d.a = a;
   d.b = b;
-  d.dist = dist;
   for (r = 0; r < ROUNDS; r++)
-    if (isnan(y[r] = xray__point(m, "sharing", dist ? "pingpong/two" : "pingpong/one", (double) b,
-                                 m->ops->duo(m, &d))))
+    if (isnan(y[r] = xray__point(m, "sharing", "pingpong", (double) b, m->ops->duo(m, &d))))
       return NAN;
   return xray__median(y, ROUNDS);
 }
 
 static void
-c2c(xray_machine *m, const xray_report *rep, xray_value *v, const int *cpu, int n)
+c2c(xray_machine *m, const xray_report *rep, xray_value *v, const int *cpu, int n, double line,
+    uint64_t *rng)
 {
   char why[300];
-  int j = xray__other_core(m, rep, cpu, n, why, sizeof why);
-  double one, two;
+  int j = xray__other_core(m, rep, cpu, n, why, sizeof why), r;
+  double one, y[ROUNDS], two;
 
   if (j < 0) {
     (n < 2 ? xray__value_moot : xray__value_unknown)(v, why);
     return;
   }
-  /* Two words a page and a line apart: different lines, sets and pages. */
-  if (isnan(one = round_trip(m, cpu[0], cpu[j], 0))
-      || isnan(two = round_trip(m, cpu[0], cpu[j], 4096 + 64))) {
+  /* The check: the other core writes a chain of HANDOFF_LINES lines, the
+   * first reads and takes each, as a side of the ping-pong does the
+   * token's; a round trip is two such hand-offs. */
+  if (isnan(one = round_trip(m, cpu[0], cpu[j]))) {
     xray__value_unknown(v, m->error);
     return;
   }
+  for (r = 0; r < ROUNDS; r++)
+    if (isnan(y[r] = duo_run(m, XRAY__DUO_HANDOFF, cpu[0], cpu[j], HANDOFF_LINES * line, line, rng,
+                             "handoff"))) {
+      xray__value_unknown(v, m->error);
+      return;
+    }
+  two = 2 * xray__median(y, ROUNDS);
   snprintf(why, sizeof why,
-           "a token handed back and forth through one word between CPUs %d "
-           "and %d, median of %d rounds (a word each: %.0f)",
+           "a token handed back and forth through one word between CPUs %d and %d, median of "
+           "%d rounds (twice a line the other wrote, read and taken: %.0f)",
            cpu[0], cpu[j], ROUNDS, two);
-  xray__value_measured(v, one, why);
+  xray__value_measured(v, xray__quantize(one), why);
+  v->exact = one;
   xray__value_ns(m, v, one);
   if (fabs(two - one) > AGREE * one)
-    xray__value_doubt(v, "; not confirmed: a word each takes %.0f", two);
+    xray__value_doubt(v,
+                      "; not confirmed: twice a line the other core wrote, read and taken, "
+                      "takes %.0f",
+                      two);
 }
 
 static int
@@ -394,7 +414,7 @@ run_sharing(xray_machine *m, xray_report *rep)
   if (nl < 2)
     xray__value_unknown(xray__report_param(rep, "XRAY_L2_SHARED_BY", "2", NULL),
                         why[0] ? why : "the machine has one cache level");
-  c2c(m, rep, lat, cpu, n);
+  c2c(m, rep, lat, cpu, n, line, &rng);
   return 0;
 }
 

@@ -66,12 +66,16 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
  *             round trip (a to b and back).
  *   WRITES    a and b each increment a word of their own, dist bytes
  *             apart: cycles per increment of a's.
+ *   HANDOFF   b writes every line of the chain c (one copy, shared), then
+ *             a walks it once, reading each line (from b's cache) and
+ *             taking it with a locked add: cycles per line of a's; again
+ *             for each sample.
  * A measurement counts only while b verifiably runs at the same time. */
-enum xray__duo_kind { XRAY__DUO_CHASE, XRAY__DUO_PINGPONG, XRAY__DUO_WRITES };
+enum xray__duo_kind { XRAY__DUO_CHASE, XRAY__DUO_PINGPONG, XRAY__DUO_WRITES, XRAY__DUO_HANDOFF };
 struct xray__duo {
   enum xray__duo_kind kind;
   int a, b;
-  const struct xray__chase *c; /* CHASE */
+  const struct xray__chase *c; /* CHASE, HANDOFF */
   size_t dist; /* PINGPONG, WRITES */
 };
 

@@ -99,6 +99,24 @@ partner(struct duo_run *r)
       for (i = 0; i < PARTNER_CHUNK; i++)
         (*r->word[1])++;
       break;
+    case XRAY__DUO_HANDOFF:
+      /* A asks (an odd value); B writes a new value beside every link of
+       * the chain (a store of the value a word holds may be dropped as
+       * silent), which leaves each line modified in its cache, and
+       * answers. */
+      v += 2;
+      if (await(r, r->word[0], v - 1))
+        return;
+      {
+        void *p = r->chase[1];
+        size_t k;
+        for (k = 0; k < d->c->n; k++) {
+          ((volatile long *) p)[1] = v;
+          p = *(void **) p;
+        }
+      }
+      *r->word[0] = v;
+      break;
     case XRAY__DUO_PINGPONG:
       /* One word: B turns each odd value A wrote into the next even one.
        * Two: B copies A's word into its own. */
@@ -122,6 +140,24 @@ sample(struct duo_run *r, long *v)
   uint64_t t0 = xray__isa_ticks(), i;
 
   switch (d->kind) {
+  case XRAY__DUO_HANDOFF:
+    /* The lines are B's when A starts: only A's walk is timed.  Each line
+     * A reads and then takes (a locked add, which waits for it), as a
+     * ping-pong's side reads the token and writes it. */
+    *r->word[0] = ++*v;
+    if (await(r, r->word[0], ++*v))
+      return 0;
+    t0 = xray__isa_ticks();
+    {
+      void *p = r->chase[0];
+      for (i = 0; i < r->steps * XRAY__CHASE_UNROLL; i++) {
+        void *next = *(void **) p;
+        __atomic_fetch_add((long *) p + 1, 1, __ATOMIC_SEQ_CST);
+        p = next;
+      }
+      r->chase[0] = p;
+    }
+    break;
   case XRAY__DUO_CHASE:
     r->chase[0] = xray__chase_run(r->chase[0], r->steps);
     break;
@@ -160,7 +196,8 @@ measure(struct duo_run *r)
     /* B at A's pace does CHUNKS chunks in a sample; half of them show it
      * ran all through (a ping-pong cannot go on without B at all). */
     if (t > 0 && sched_getcpu() == cpu && cpu == d->a
-        && (alone || d->kind == XRAY__DUO_PINGPONG || r->progress - before >= CHUNKS / 2)) {
+        && (alone || d->kind == XRAY__DUO_PINGPONG || d->kind == XRAY__DUO_HANDOFF
+            || r->progress - before >= CHUNKS / 2)) {
       if (t < r->best[0]) {
         r->best[1] = r->best[0];
         r->best[0] = t;
@@ -200,12 +237,13 @@ place(struct duo_run *r, struct xray__arena *arena)
 {
   int i;
 
-  for (i = 0; i < (r->d->b < 0 ? 1 : 2); i++)
+  for (i = 0; i < (r->d->b < 0 || r->d->kind == XRAY__DUO_HANDOFF ? 1 : 2); i++)
     if (!(r->chase[i] = xray__chase_place(&arena[i], r->d->c, r->err, sizeof r->err)))
       return -1;
   /* The chain is in random order: a stretch of it costs what the whole
-   * does. */
-  r->steps = CHUNKS * PARTNER_CHUNK;
+   * does.  A handoff takes the whole chain once, each line once. */
+  r->steps =
+      r->d->kind == XRAY__DUO_HANDOFF ? r->d->c->n / XRAY__CHASE_UNROLL : CHUNKS * PARTNER_CHUNK;
   return 0;
 }
 
@@ -227,12 +265,20 @@ xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double tick
     snprintf(err, errlen, "two distinct CPUs are needed");
     return NAN;
   }
-  if (d->kind == XRAY__DUO_CHASE) {
-    if (!d->c || d->c->n == 0 || place(&r, arena)) {
-      snprintf(err, errlen, "%s", r.err[0] ? r.err : "an empty chase");
+  if (d->kind == XRAY__DUO_HANDOFF && d->b < 0) {
+    snprintf(err, errlen, "a handoff needs a second CPU");
+    return NAN;
+  }
+  if (d->kind == XRAY__DUO_CHASE || d->kind == XRAY__DUO_HANDOFF) {
+    if (!d->c || d->c->n < XRAY__CHASE_UNROLL || place(&r, arena)) {
+      snprintf(err, errlen, "%s", r.err[0] ? r.err : "a chase too short");
       return NAN;
     }
-  } else {
+    /* B walks the one chain from its start: n steps bring it back. */
+    if (d->kind == XRAY__DUO_HANDOFF)
+      r.chase[1] = r.chase[0];
+  }
+  if (d->kind != XRAY__DUO_CHASE) {
     /* Words at the start of a page and dist bytes on, away from anything
      * else this process writes. */
     if ((d->kind == XRAY__DUO_WRITES && d->dist < sizeof(long)) || d->dist % sizeof(long)
@@ -243,7 +289,8 @@ xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double tick
     memset(words, 0, 65536 + 4096);
     r.word[0] = words;
     r.word[1] = words + d->dist / sizeof(long);
-    r.steps = d->kind == XRAY__DUO_WRITES ? CHUNKS * PARTNER_CHUNK : HANDOFFS;
+    if (d->kind != XRAY__DUO_HANDOFF)
+      r.steps = d->kind == XRAY__DUO_WRITES ? CHUNKS * PARTNER_CHUNK : HANDOFFS;
   }
   r.deadline = xray__now() + TIME_LIMIT;
   for (i = d->b < 0 ? 0 : 1; i >= 0; i--) {
@@ -267,7 +314,9 @@ xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double tick
     snprintf(err, errlen, "CPUs %d and %d never ran the test at the same time", d->a, d->b);
     return NAN;
   }
-  per = d->kind == XRAY__DUO_CHASE ? (double) r.steps * XRAY__CHASE_UNROLL : (double) r.steps;
+  per = d->kind == XRAY__DUO_CHASE || d->kind == XRAY__DUO_HANDOFF
+      ? (double) r.steps * XRAY__CHASE_UNROLL
+      : (double) r.steps;
   return r.best[1] / per / ticks_per_cycle;
 }
 

@@ -17,7 +17,8 @@
  *
  * Costs: a chase with a partner on a CPU that shares a level meets the
  * partner's loads there (memory.c); a round trip of a token is two line
- * moves between cores, two L1D hits between threads of a core; an
+ * moves between cores, two L1D hits between threads of a core; a load of
+ * a line the other core wrote is one move (one hit within a core); an
  * increment costs an L1D hit and a cycle, plus a line move when the other
  * core writes the same line, half one when it writes in the same block. */
 #include "sim.h"
@@ -98,7 +99,8 @@ xray__sim_duo(xray_machine *base, const struct xray__duo *d)
     m->duo_c = NULL;
     return cyc;
   }
-  if (d->b < 0 || (d->kind == XRAY__DUO_WRITES && d->dist < 8)) {
+  if (d->b < 0 || (d->kind == XRAY__DUO_WRITES && d->dist < 8)
+      || (d->kind == XRAY__DUO_HANDOFF && (!d->c || !d->c->n))) {
     snprintf(base->error, sizeof base->error, "a race needs two CPUs and words 8 bytes apart");
     return NAN;
   }
@@ -107,6 +109,8 @@ xray__sim_duo(xray_machine *base, const struct xray__duo *d)
   block = granule(m, &line);
   if (d->kind == XRAY__DUO_PINGPONG)
     cyc = same ? 2 * hit : 2 * move_cost(m, d->a, d->b);
+  else if (d->kind == XRAY__DUO_HANDOFF)
+    cyc = same ? hit : move_cost(m, d->a, d->b);
   else if (same || d->dist >= block)
     cyc = hit + 1;
   else
