@@ -39,7 +39,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 8
+#serial 9
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -58,6 +58,11 @@ AS_IF([test -f "$ax_xray_dir/src/xray.h" && test -f "$ax_xray_dir/src/engine.lis
                [AC_MSG_WARN([xray's engine sources are not in '$ax_xray_dir'; use AX_XRAY_@&t@INIT(@<:@DIR@:>@) or set XRAY_ENGINE_DIR])])
        ax_xray_dir=])
 ])
+
+# _AX_XRAY_SHOWN(VALUE, UNIT): a value as configure's result shows it:
+# yes or no for a boolean, else the number and its unit.
+m4_define([_AX_XRAY_SHOWN],
+  [m4_if([$2], [boolean], [`test "x$1" = x1 && echo yes || echo no`], [$1 $2])])
 
 # _AX_XRAY_FUNCS: shell functions, defined once.  The engine is built by
 # ax_xray_build only when a value must really be measured, so that a run
@@ -203,13 +208,13 @@ AS_IF([test "x$$1" = xunknown], [ax_xray_known=no],
 m4_popdef([_ax_xray_what])dnl
 AS_IF([test "x$ax_xray_src_$2" = xoverride], [ax_xray_how="override"])
 AS_IF([test $ax_xray_known = yes],
-  [AC_MSG_RESULT([$$1 $6 ($ax_xray_how)])
+  [AC_MSG_RESULT([_AX_XRAY_SHOWN([$$1], [$6]) ($ax_xray_how)])
    AC_DEFINE_UNQUOTED([$2], [$$1], [$5, in $6 (xray)])
    $2=$$1
    ax_xray_defs="$ax_xray_defs
 $2|$$1|$5, in $6"],
   [test -n "$ax_xray_unsure"],
-  [AC_MSG_RESULT([$ax_xray_unsure $6 ($ax_xray_how; left undefined)])
+  [AC_MSG_RESULT([_AX_XRAY_SHOWN([$ax_xray_unsure], [$6]) ($ax_xray_how; left undefined)])
    AC_MSG_WARN([$5: not confirmed (no second measurement agreed: was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])
    $2=],
   [AC_MSG_RESULT([unknown ($ax_xray_how)])

@@ -517,6 +517,23 @@ make_machine(const struct settings *s)
   return m;
 }
 
+/* Which probe runs, on standard error where it is a terminal (a full run
+ * takes seconds); name NULL clears the line. */
+static void
+progress(const char *name, size_t i, size_t n)
+{
+  static int tty = -1;
+
+  if (tty < 0)
+    tty = isatty(STDERR_FILENO);
+  if (!tty)
+    return;
+  if (name)
+    fprintf(stderr, "\r%s: measuring %s (%zu of %zu)...\033[K", prog, name, i + 1, n);
+  else
+    fprintf(stderr, "\r\033[K");
+}
+
 /* The probes the settings select, run on m (a recording runs them several
  * times, so that the replay has the noise too: the results are those of
  * the last); own[i] says which values probe i set.  *rc becomes 1 if one
@@ -537,12 +554,15 @@ run_probes(const struct settings *s, xray_machine *m, struct xray_cli_owned *own
     for (i = 0; i < s->nsel; i++) {
       own[i].probe = s->sel[i]->name;
       own[i].first = xray_report_count(rep);
+      progress(s->sel[i]->name, i, s->nsel);
       if (xray_probe_run(s->sel[i], m, rep) != 0) {
+        progress(NULL, 0, 0);
         fprintf(stderr, "%s: probe %s failed\n", prog, s->sel[i]->name);
         *rc = 1;
       }
       own[i].last = xray_report_count(rep);
     }
+    progress(NULL, 0, 0);
   }
   return rep;
 }
