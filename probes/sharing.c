@@ -31,9 +31,9 @@
  *                        the token and writes it; a round trip is two.
  *
  * Confirmed: both footprints and most rounds on their own gave the same
- * verdict for every CPU, and the level's capacity is confirmed or the OS's topology
- * gives the same count; the round trip when twice the chase's load agrees
- * within AGREE. */
+ * verdict for every CPU, and the level's capacity is confirmed or the
+ * OS's topology gives the same count; the round trip when twice a line's
+ * hand-off agrees within AGREE. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -56,7 +56,7 @@ enum verdict { UNCLEAR, PRIVATE_TO, SHARED_WITH };
 
 /* A chain of the lines of f bytes in random order, run as kind (a duo
  * CHASE: on CPU a, alone (b < 0) or beside b's own copy; a HANDOFF: b
- * writes it, a chases it): cycles per load. */
+ * writes it, a reads and takes each line): cycles per line. */
 static double
 duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, double line,
         uint64_t *rng, const char *kernel)
@@ -353,6 +353,9 @@ c2c(xray_machine *m, const xray_report *rep, xray_value *v, const int *cpu, int 
     xray__value_unknown(v, m->error);
     return;
   }
+  /* The writer stores beside each link: links a line apart, never less
+   * than 64 bytes (a line measured smaller is a doubtful one). */
+  line = line < 64 ? 64 : line;
   for (r = 0; r < ROUNDS; r++)
     if (isnan(y[r] = duo_run(m, XRAY__DUO_HANDOFF, cpu[0], cpu[j], HANDOFF_LINES * line, line, rng,
                              "handoff"))) {

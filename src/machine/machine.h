@@ -66,8 +66,9 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
  *             round trip (a to b and back).
  *   WRITES    a and b each increment a word of their own, dist bytes
  *             apart: cycles per increment of a's.
- *   HANDOFF   b writes every line of the chain c (one copy, shared), then
- *             a walks it once, reading each line (from b's cache) and
+ *   HANDOFF   b writes every line of the chain c (one copy, shared; the
+ *             word after each link, so links at least 16 bytes apart),
+ *             then a walks it once, reading each line (from b's cache) and
  *             taking it with a locked add: cycles per line of a's; again
  *             for each sample.
  * A measurement counts only while b verifiably runs at the same time. */

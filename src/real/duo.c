@@ -10,7 +10,8 @@
  * pong (nobody answers), and in each case the check or the fastest sample
  * keeps it out.  A ping-pong has no progress of B to check while A waits,
  * so there the fastest samples alone decide: B answers at its best speed
- * only while it runs. */
+ * only while it runs.  A hand-off waits for B's answer too, and times
+ * only what A does after it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
