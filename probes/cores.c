@@ -18,7 +18,6 @@
 #include <string.h>
 
 #define MAX_CPUS 1024
-#define SHARED 0.75             /* pair speed below which two CPUs share a core */
 
 /* CPUs allowed by the CFS quota of this process's cgroup; 0 if none. */
 static double
@@ -70,20 +69,6 @@ cfs_quota(char *how, size_t len)
   return q > 0 && per > 0 ? q / per : 0;
 }
 
-/* The median of three pair tests: one disturbed test must not make two
- * cores look like one. */
-static double
-pair3(xray_machine *m, int a, int b)
-{
-  double v[3];
-  int i;
-
-  for (i = 0; i < 3; i++)
-    if (isnan(v[i] = m->ops->pair(m, a, b)))
-      return v[i];
-  return xray__median(v, 3);
-}
-
 static int
 run_cores(xray_machine *m, xray_report *r)
 {
@@ -123,7 +108,7 @@ run_cores(xray_machine *m, xray_report *r)
     n = MAX_CPUS;
   /* The first CPU against every other, within the budget. */
   for (j = 1; j < n; j++) {
-    speed = xray__point(m, "cores", "pair", cpu[j], pair3(m, cpu[0], cpu[j]));
+    speed = xray__point(m, "cores", "pair", cpu[j], xray__pair_median(m, cpu[0], cpu[j]));
     if (isnan(speed)) {
       xray__value_unknown(smt, m->error);
       xray__value_unknown(cores, m->error);
@@ -131,7 +116,7 @@ run_cores(xray_machine *m, xray_report *r)
     }
     sp[j] = speed;
     tested++;
-    siblings += speed < SHARED;
+    siblings += speed < XRAY__SAME_CORE;
     if (xray__now() > deadline)
       break;
   }
@@ -150,10 +135,10 @@ run_cores(xray_machine *m, xray_report *r)
     if (n >= 2 * (siblings + 1) && siblings > 0) {
       int other = -1, k, found = 0;
       for (k = 1; k < n && other < 0; k++)
-        if (sp[k] >= SHARED)
+        if (sp[k] >= XRAY__SAME_CORE)
           other = k;
       for (k = 0; other >= 0 && k < n; k++)
-        if (k != other && pair3(m, cpu[other], cpu[k]) < SHARED)
+        if (k != other && xray__pair_median(m, cpu[other], cpu[k]) < XRAY__SAME_CORE)
           found++;
       ok = other < 0 || found == siblings;
     }

@@ -163,12 +163,7 @@ draw_blocks(uint64_t *blk, size_t K, uint64_t *rng)
 
   for (i = 0; i < 2 * K; i++)
     blk[i] = i;
-  for (i = 2 * K - 1; i > 0; i--) {
-    size_t j = (size_t) (xray__rand(rng) % (i + 1));
-    uint64_t t = blk[i];
-    blk[i] = blk[j];
-    blk[j] = t;
-  }
+  xray__shuffle(blk, 2 * K, rng);
 }
 
 /* Pairs for blocks of B bytes: the pairs' lines take 2 of every 2B / line

@@ -285,3 +285,15 @@ const xray_probe xray__probe_throughput = {
   "throughput", "initiation interval of C operators (--ops=TYPE:OP,...), cycles per op",
   run_throughput
 };
+
+double
+xray__pair_median(xray_machine *m, int a, int b)
+{
+  double v[3];
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (isnan(v[i] = m->ops->pair(m, a, b)))
+      return v[i];
+  return xray__median(v, 3);
+}

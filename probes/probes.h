@@ -43,6 +43,13 @@ void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *a
 int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
                       double *line, char *why, size_t len);
 
+/* probes/ops.c: the median of three pair tests of CPUs a and b (the
+ * machine's pair op), so that one disturbed test does not make two cores
+ * look like one; NAN with the machine's error.  Below XRAY__SAME_CORE,
+ * a and b are hardware threads of one core. */
+double xray__pair_median(xray_machine *m, int a, int b);
+#define XRAY__SAME_CORE 0.75
+
 /* probes/sharing.c: the index in cpu[0..n-1] of the first CPU that is
  * not a hardware thread of cpu[0]'s core (the cores probe's answer in rep
  * if it has one, else the pairwise test); -1 with why. */

@@ -48,7 +48,6 @@
 #define CONTRAST 1.25
 #define AGREE 0.20
 #define HANDOFF_LINES 2048 /* a chain the other core's L2 holds */
-#define OWN_CORE 0.75 /* pair speed from which on two CPUs are cores of their own (cores.c) */
 
 static const double fractions[2] = { 0.6, 0.8 };
 
@@ -74,12 +73,7 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
   }
   for (i = 0; i < n; i++)
     off[i] = i * (uint64_t) line;
-  for (i = n - 1; i > 0; i--) {
-    size_t j = (size_t) (xray__rand(rng) % (i + 1));
-    uint64_t t = off[i];
-    off[i] = off[j];
-    off[j] = t;
-  }
+  xray__shuffle(off, n, rng);
   memset(&c, 0, sizeof c);
   c.off = off;
   c.n = n;
@@ -235,14 +229,12 @@ xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n,
   if (smt && smt->source == XRAY_SOURCE_MEASURED && smt->value == 1)
     return 1;
   for (j = 1; j < n && j <= MAX_PEERS; j++) {
-    double s[3];
-    int i;
-    for (i = 0; i < 3; i++)
-      if (isnan(s[i] = m->ops->pair(m, cpu[0], cpu[j]))) {
-        snprintf(why, len, "%s", m->error);
-        return -1;
-      }
-    if (xray__median(s, 3) >= OWN_CORE)
+    double sp = xray__pair_median(m, cpu[0], cpu[j]);
+    if (isnan(sp)) {
+      snprintf(why, len, "%s", m->error);
+      return -1;
+    }
+    if (sp >= XRAY__SAME_CORE)
       return j;
   }
   snprintf(why, len, "every usable CPU tested is a hardware thread of CPU %d's core", cpu[0]);

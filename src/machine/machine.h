@@ -60,9 +60,8 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
  * does, timed, while CPU b (-1: no one) does its part.
  *   CHASE     a chases c; b chases a copy of c of its own, in memory of
  *             its own: cycles per load of a's chase.
- *   PINGPONG  a and b hand a token back and forth through memory: with
- *             dist 0 both write one word, else each writes a word of its
- *             own, dist bytes apart, and reads the other's: cycles per
+ *   PINGPONG  a and b hand a token back and forth through one word, each
+ *             writing it when it sees the other's last write: cycles per
  *             round trip (a to b and back).
  *   WRITES    a and b each increment a word of their own, dist bytes
  *             apart: cycles per increment of a's.
@@ -77,7 +76,7 @@ struct xray__duo {
   enum xray__duo_kind kind;
   int a, b;
   const struct xray__chase *c; /* CHASE, HANDOFF */
-  size_t dist; /* PINGPONG, WRITES */
+  size_t dist; /* WRITES */
 };
 
 /* A chain of code pieces run as a loop (kernels.h: struct xray__piece),

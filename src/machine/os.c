@@ -95,38 +95,48 @@ os_line(const char *path, char *buf, size_t len)
   return 0;
 }
 
-/* A field ("size", "ways_of_associativity", "coherency_line_size") of
- * the cache of this level and type ("Data", "Instruction", "Unified") from
- * /sys, in bytes for sizes, or -1. */
-static double
-sysfs_cache(int level, const char *type, const char *field)
+/* The sysfs folder of CPU cpu's cache of this level and type ("Data",
+ * "Instruction", "Unified") into dir; 0, or -1 if there is none. */
+static int
+cache_dir(int cpu, int level, const char *type, char *dir, size_t len)
 {
-  char path[128], buf[64];
+  char path[160], buf[64];
   int i;
 
   for (i = 0; i < 16; i++) {
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    snprintf(dir, len, "/sys/devices/system/cpu/cpu%d/cache/index%d", cpu, i);
+    snprintf(path, sizeof path, "%s/level", dir);
     if (os_line(path, buf, sizeof buf))
       break;
     if (atoi(buf) != level)
       continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if (os_line(path, buf, sizeof buf) || strcmp(buf, type) != 0)
-      continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, field);
-    if (os_line(path, buf, sizeof buf))
-      continue;
-    {
-      char *end;
-      double v = strtod(buf, &end);
-      if (*end == 'K')
-        v *= 1024;
-      else if (*end == 'M')
-        v *= 1024 * 1024;
-      return v > 0 ? v : -1;
-    }
+    snprintf(path, sizeof path, "%s/type", dir);
+    if (os_line(path, buf, sizeof buf) == 0 && strcmp(buf, type) == 0)
+      return 0;
   }
   return -1;
+}
+
+/* A field ("size", "ways_of_associativity", "coherency_line_size") of
+ * cpu0's cache of this level and type from /sys, in bytes for sizes, or
+ * -1. */
+static double
+sysfs_cache(int level, const char *type, const char *field)
+{
+  char dir[128], path[192], buf[64], *end;
+  double v;
+
+  if (cache_dir(0, level, type, dir, sizeof dir))
+    return -1;
+  snprintf(path, sizeof path, "%s/%s", dir, field);
+  if (os_line(path, buf, sizeof buf))
+    return -1;
+  v = strtod(buf, &end);
+  if (*end == 'K')
+    v *= 1024;
+  else if (*end == 'M')
+    v *= 1024 * 1024;
+  return v > 0 ? v : -1;
 }
 
 #ifdef XRAY__HAVE_HWLOC
@@ -264,29 +274,19 @@ static int
 sysfs_shared_by(int level, double *v)
 {
   static int cpu[4096], with[4096];
-  char path[128], buf[64];
-  int n = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, j, nw, count;
+  char dir[128], path[192];
+  int n = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), k, j, nw, count = 0;
 
-  for (i = 0; n > 0 && i < 16; i++) {
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu[0], i);
-    if (os_line(path, buf, sizeof buf))
-      break;
-    if (atoi(buf) != level)
-      continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu[0], i);
-    if (os_line(path, buf, sizeof buf) || strcmp(buf, "Unified") != 0)
-      continue;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
-             cpu[0], i);
-    if ((nw = cpu_list(path, with, 4096)) < 1)
-      return -1;
-    for (count = 0, k = 0; k < nw && k < 4096; k++)
-      for (j = 0; j < n && j < 4096; j++)
-        count += with[k] == cpu[j];
-    *v = count;
-    return count > 0 ? 0 : -1;
-  }
-  return -1;
+  if (n < 1 || cache_dir(cpu[0], level, "Unified", dir, sizeof dir))
+    return -1;
+  snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
+  if ((nw = cpu_list(path, with, 4096)) < 1)
+    return -1;
+  for (k = 0; k < nw && k < 4096; k++)
+    for (j = 0; j < n && j < 4096; j++)
+      count += with[k] == cpu[j];
+  *v = count;
+  return count > 0 ? 0 : -1;
 }
 
 static int

@@ -104,6 +104,16 @@ xray__smooth_min(const double *y, double *out, size_t n, size_t w)
   }
 }
 
+void
+xray__keep_fastest(double best[2], double t)
+{
+  if (t < best[0]) {
+    best[1] = best[0];
+    best[0] = t;
+  } else if (t < best[1])
+    best[1] = t;
+}
+
 double
 xray__median(const double *v, size_t n)
 {

@@ -78,6 +78,9 @@ void xray__smooth(const double *y, double *out, size_t n);
 void xray__smooth_min(const double *y, double *out, size_t n, size_t w);
 /* Median of the values that are not NAN; NAN if none. */
 double xray__median(const double *v, size_t n);
+/* best[0] <= best[1], the two smallest values so far (HUGE_VAL at first),
+ * with t among them where it belongs. */
+void xray__keep_fastest(double best[2], double t);
 int xray__scan(struct xray__curve *c, double lo, double hi, int per_octave,
                double (*f)(void *ctx, double x), void *ctx);
 size_t xray__find_steps(const struct xray__curve *c, double min_jump, struct xray__step *out,

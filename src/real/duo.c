@@ -35,7 +35,7 @@
 struct duo_run {
   const struct xray__duo *d;
   void *chase[2]; /* each side's chain */
-  volatile long *word[2]; /* each side's word (one word if dist 0) */
+  volatile long *word[2]; /* the token (word[0]); each side's word of a race */
   volatile long progress; /* B's chunks done */
   volatile int ready, stop, failed; /* B warmed up; A done; someone failed */
   double deadline;
@@ -80,6 +80,24 @@ await(struct duo_run *r, volatile long *w, long v)
   return 0;
 }
 
+/* The token, one word: A writes each odd value and waits for B to write
+ * the next even one.  ask: A's side, a round trip; asked: B's, until A's
+ * value is there (B then works and answers with *v).  0, or -1 once the
+ * run stops. */
+static int
+ask(struct duo_run *r, long *v)
+{
+  *r->word[0] = ++*v;
+  return await(r, r->word[0], ++*v);
+}
+
+static int
+asked(struct duo_run *r, long *v)
+{
+  *v += 2;
+  return await(r, r->word[0], *v - 1);
+}
+
 /* B's part: until A stops, the same steps as A, marking its progress. */
 static void
 partner(struct duo_run *r)
@@ -101,12 +119,10 @@ partner(struct duo_run *r)
         (*r->word[1])++;
       break;
     case XRAY__DUO_HANDOFF:
-      /* A asks (an odd value); B writes a new value beside every link of
-       * the chain (a store of the value a word holds may be dropped as
-       * silent), which leaves each line modified in its cache, and
-       * answers. */
-      v += 2;
-      if (await(r, r->word[0], v - 1))
+      /* B writes a new value beside every link of the chain (a store of
+       * the value a word holds may be dropped as silent), which leaves
+       * each line modified in its cache, and answers. */
+      if (asked(r, &v))
         return;
       {
         void *p = r->chase[1];
@@ -119,13 +135,10 @@ partner(struct duo_run *r)
       *r->word[0] = v;
       break;
     case XRAY__DUO_PINGPONG:
-      /* One word: B turns each odd value A wrote into the next even one.
-       * Two: B copies A's word into its own. */
       for (i = 0; i < PARTNER_CHUNK && !r->stop; i++) {
-        v += 1 + (d->dist == 0);
-        if (await(r, r->word[0], d->dist == 0 ? v - 1 : v))
+        if (asked(r, &v))
           return;
-        *r->word[1] = v;
+        *r->word[0] = v;
       }
       break;
     }
@@ -145,8 +158,7 @@ sample(struct duo_run *r, long *v)
     /* The lines are B's when A starts: only A's walk is timed.  Each line
      * A reads and then takes (a locked add, which waits for it), as a
      * ping-pong's side reads the token and writes it. */
-    *r->word[0] = ++*v;
-    if (await(r, r->word[0], ++*v))
+    if (ask(r, v))
       return 0;
     t0 = xray__isa_ticks();
     {
@@ -167,11 +179,9 @@ sample(struct duo_run *r, long *v)
       (*r->word[0])++;
     break;
   case XRAY__DUO_PINGPONG:
-    for (i = 0; i < r->steps; i++) {
-      *r->word[0] = ++*v;
-      if (await(r, r->word[d->dist != 0], d->dist == 0 ? ++*v : *v))
+    for (i = 0; i < r->steps; i++)
+      if (ask(r, v))
         return 0;
-    }
     break;
   }
   return xray__isa_ticks() - t0;
@@ -199,11 +209,7 @@ measure(struct duo_run *r)
     if (t > 0 && sched_getcpu() == cpu && cpu == d->a
         && (alone || d->kind == XRAY__DUO_PINGPONG || d->kind == XRAY__DUO_HANDOFF
             || r->progress - before >= CHUNKS / 2)) {
-      if (t < r->best[0]) {
-        r->best[1] = r->best[0];
-        r->best[0] = t;
-      } else if (t < r->best[1])
-        r->best[1] = t;
+      xray__keep_fastest(r->best, t);
       r->valid++;
     }
   }

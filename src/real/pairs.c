@@ -96,11 +96,7 @@ work(void *arg)
         && (!w->limit || (double) (t1 - t0) <= w->limit)
         && (!w->other || w->other->progress - before >= PER_SAMPLE * 3 / 4)) {
       double t = (double) (t1 - t0);
-      if (t < w->best[0]) {
-        w->best[1] = w->best[0];
-        w->best[0] = t;
-      } else if (t < w->best[1])
-        w->best[1] = t;
+      xray__keep_fastest(w->best, t);
       w->valid++;
     }
     if (!w->other && w->valid >= SAMPLES)
