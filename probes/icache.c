@@ -14,13 +14,18 @@
  *  - j32 and j16, NOPs with 2 and 4 taken jumps per 64 bytes: an op cache
  *    ends an entry at a taken jump, so it reaches half as far or less in
  *    them, while the L1I holds the same bytes.  An edge of the 8-byte NOPs
- *    counts as the L1I's only where one of them shares it; otherwise the
- *    L1I is unknown, with every edge seen;
+ *    counts as the L1I's only where j16 shares it, or j32 does and j16
+ *    steps only at or past it (an op cache of entries under 8 ops, as
+ *    Intel's, fills as fast with 8-byte NOPs as with j32); otherwise the
+ *    L1I is unknown, with every edge seen.  Where the L2 feeds the
+ *    decoders as fast as the L1I does (Intel's), no kernel shows the L1I;
  *  - 4-byte NOPs need only 16 bytes per cycle, which the L2 sustains: they
  *    step only where the loop leaves the decoded-op cache (their plateau
  *    beyond it is the decoders' rate), unless the op cache holds as much
  *    as the L1I (Zen 4): then they step at the L1I edge, and the op cache
- *    is unknown.
+ *    is unknown.  A rise of theirs under 25 % is no edge, and not "none"
+ *    either (Intel's op cache serves them at 5 a cycle, the decoders at
+ *    4): the op cache is then unknown, as where the L1I is.
  *
  * Sizes are loop bytes: n statements plus the loop control.  The capacity is
  * the footprint of the largest loop within 3 % of full speed in whole
@@ -187,7 +192,8 @@ static const char *const fetch_kernels[] = { "nop8", "j32", "j16" };
  * and 12 against 8) and more taken jumps (2 and 4 against none) per
  * 64-byte window, so an op cache limited by instructions reaches 20 % or
  * more less far in them, and one that ends an entry at a taken jump half
- * as far or less; the L1I holds the same bytes.  Their L1I edge may show
+ * as far or less in j16 (in j32 too where an entry holds a window's eight
+ * 8-byte NOPs: see jumps_doubt); the L1I holds the same bytes.  Their L1I edge may show
  * late (a kernel with time to spare hides the first misses, as under
  * random replacement or in a direct-mapped L1I), or a little early (where
  * an op cache serves some of the 8-byte NOPs' windows). */
@@ -208,6 +214,7 @@ struct once {
   int uop_seen_twice;           /* an 8-byte NOP edge at the same op count */
   int l1i_gradual, uop_gradual;
   char why[200];
+  char uop_why[200]; /* why the op cache is NAN, where not hidden by the L1I */
 };
 
 /* Every fetch-bound edge of one kernel's curve, in bytes, ascending.  A
@@ -236,6 +243,26 @@ edges_of(struct ctx *c, double hi_bytes, double floor_lo, double floor_x, double
   return n;
 }
 
+/* Whether the kernel with the most taken jumps doubts an edge x that j32
+ * shares with the 8-byte NOPs: it steps well below x (an op cache that
+ * ends entries at jumps reaches half as far or less in it), or nowhere
+ * (bound by its jumps, it cannot tell).  An op cache of entries under 8
+ * ops (Intel's hold 6) gives the 8-byte NOPs two entries a window, as
+ * many as the 2 jumps of j32: both then leave it at one code size, and
+ * only j16 (4 entries a window) tells that edge from the L1I's. */
+static int
+jumps_doubt(double e[][MAX_EDGES], const int *ne, double x)
+{
+  int b;
+
+  if (ne[NFETCH - 1] == 0)
+    return 1;
+  for (b = 0; b < ne[NFETCH - 1]; b++)
+    if (e[NFETCH - 1][b] < x * (1 - BELOW))
+      return 1;
+  return 0;
+}
+
 /* The L1I from the edges e (gradual: g) of each kernel, ne of them,
  * untimed where a kernel could not be timed; else why not, in o->why. */
 static void
@@ -253,7 +280,7 @@ l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const 
   for (a = ne[0] - 1; a >= 0; a--)
     for (j = 1; j < NFETCH; j++)
       for (b = 0; b < ne[j]; b++)
-        if (shares(e[j][b], e[0][a])) {
+        if (shares(e[j][b], e[0][a]) && (j == NFETCH - 1 || !jumps_doubt(e, ne, e[0][a]))) {
           o->l1i = fmin(e[0][a], e[j][b]);
           o->l1i_gradual = g[0][a];
         }
@@ -267,12 +294,17 @@ l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const 
         len += (size_t) snprintf(w + len, wl - len, untimed[i] ? " not timed" : " none");
     }
     if (len < wl)
-      snprintf(w + len, wl - len, " bytes): %s", untimed[1] || untimed[2]
-               ? "an edge no other kernel shares may be the op cache's reach"
-               : "their edges are the op cache's, which holds more of this code than any "
-               "L1I edge seen");
+      snprintf(w + len, wl - len, " bytes): %s",
+               untimed[1] || untimed[2]
+                   ? "an edge no other kernel shares may be the op cache's reach"
+                   : "the edges seen are an op cache's, and the L1I's shows in none (an op cache "
+                     "holds more of this code, or the L2 feeds the decoders as fast)");
   }
 }
+
+/* A rise of the 4-byte NOPs that is no step (under 25 %) but too much to
+ * claim that no op cache is there. */
+#define MINOR 0.10
 
 /* The op cache from the 4-byte NOPs' curve cv4 (n4 steps, the first
  * st4) and the 8-byte NOPs' edges e8 (ne8 of them). */
@@ -301,7 +333,19 @@ uop_from_curve(struct once *o, struct ctx *c4, struct xray__curve *cv4, struct x
         if (fabs(e8[a] / s8->len * s8->ops - o->uop) <= 2 * AGREE * o->uop)
           o->uop_seen_twice = 1;
     }
-  } else
+  } else if (xray__find_steps(cv4, MINOR, st4, 1) > 0)
+    /* A smaller rise is what an op cache whose ops the decoders nearly
+     * keep up with looks like (Intel's, whose 4-byte NOPs go from 5 to 4
+     * a cycle), and also what a disturbance looks like: not "none". */
+    snprintf(o->uop_why, sizeof o->uop_why,
+             "the 4-byte NOPs rise by less than 25 %% (from %.3g to %.3g cycles a statement at "
+             "%.0f bytes): too little to tell an op cache's edge from noise",
+             st4->lo, st4->hi, cv4->x[st4->first_high]);
+  else if (isnan(o->l1i))
+    snprintf(o->uop_why, sizeof o->uop_why,
+             "the 4-byte NOPs show no step, and the L1I edge, beyond which they would have "
+             "to show one, was not established");
+  else
     o->uop = 0;
 }
 
@@ -322,7 +366,7 @@ measure_once(xray_machine *m, struct once *o)
 
   o->l1i = o->uop = NAN;
   o->uop_seen_twice = 0;
-  o->why[0] = 0;
+  o->why[0] = o->uop_why[0] = 0;
   /* The 4-byte NOPs first: past their op-cache edge they run at the
    * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
    * measured where it lies well past that edge (so that an op-cache edge
@@ -520,6 +564,7 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *line = xray__report_param(r, "XRAY_L1I_LINE", NULL, NULL);
   xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
   double l1[MAX_RUNS], up[MAX_RUNS], deadline;
+  char uop_why[200] = "";
   int clean[MAX_RUNS], n = 0, twice = 0;
   struct once o = { 0 };
 
@@ -550,6 +595,8 @@ icache_run(xray_machine *m, xray_report *r)
     }
     l1[n] = o.l1i;
     up[n] = o.uop;
+    if (o.uop_why[0])
+      snprintf(uop_why, sizeof uop_why, "%s", o.uop_why);
     twice += o.uop_seen_twice;
     /* Clean: at most 3 % of its points without two full-speed samples (a
      * disturbed run has tens of them; a good one, none to five in 190). */
@@ -567,8 +614,10 @@ icache_run(xray_machine *m, xray_report *r)
            l1, clean, n, o.l1i_gradual, 0, o.why);
   conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, clean, n,
            o.uop_gradual, 1,
-           "4-byte NOP loops step only at the L1I edge: an op cache, if any, holds at "
-           "least as much of this code as the L1I, and its size is not seen");
+           uop_why[0] ? uop_why
+                      : "4-byte NOP loops step only at the L1I edge: an op cache, if any, "
+                        "holds at least as much of this code as the L1I, and its size is not "
+                        "seen");
   if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !twice)
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");
