@@ -285,7 +285,7 @@ l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const 
           o->l1i_gradual = g[0][a];
         }
   if (isnan(o->l1i)) {
-    size_t len = (size_t) snprintf(w, wl, "no two kernels step at one code size (");
+    size_t len = (size_t) snprintf(w, wl, "no edge passes for the L1I's (");
     for (i = 0; i < NFETCH && len < wl; i++) {
       len += (size_t) snprintf(w + len, wl - len, "%s%s:", i ? "; " : "", fetch_kernels[i]);
       for (a = 0; a < ne[i] && len < wl; a++)
