@@ -321,6 +321,23 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
     }
 }
 
+/* Whether the count of levels is in doubt: unconfirmed, or not what the
+ * OS says (which makes it unconfirmed once the probe ends).  A count in
+ * doubt may lack the last level, and the plateau taken for memory's may
+ * be that level's: an L3 that a virtual machine's nested page walks slow
+ * to 50 ns, with no step of its own after L2's. */
+static int
+levels_in_doubt(xray_machine *m, xray_report *r)
+{
+  const xray_value *v = xray_report_get(r, "XRAY_CACHE_LEVELS");
+  char src[48];
+  double os;
+
+  return v && v->source == XRAY_SOURCE_MEASURED
+         && (v->unconfirmed
+             || (xray__os_view(m, "XRAY_CACHE_LEVELS", &os, src, sizeof src) == 0 && os != v->value));
+}
+
 /* Memory's latency: the plateau at the end of the scan. */
 void
 caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why, int merged,
@@ -350,6 +367,9 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
       vmem->exact = lat;
       if (m->core_hz > 0)
         vmem->ns = lat / m->core_hz * 1e9;
+      if (levels_in_doubt(m, r))
+        xray__value_doubt(vmem, "; not confirmed: the number of levels is not, so this "
+                          "plateau may be a level's");
     }
   }
 }
