@@ -64,7 +64,11 @@ double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, siz
  *             writing it when it sees the other's last write: cycles per
  *             round trip (a to b and back).
  *   WRITES    a and b each increment a word of their own, dist bytes
- *             apart: cycles per increment of a's.
+ *             apart, with a locked add (atomic): cycles per increment of
+ *             a's.  Locked, so that each must own the line: a plain one
+ *             reads its own store back from the store buffer, and a core
+ *             that drains many stores a turn (Intel's) hides the line's
+ *             trips.
  *   HANDOFF   b writes every line of the chain c (one copy, shared; the
  *             word after each link, so links at least 16 bytes apart),
  *             then a walks it once, reading each line (from b's cache) and

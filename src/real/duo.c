@@ -116,7 +116,7 @@ partner(struct duo_run *r)
       break;
     case XRAY__DUO_WRITES:
       for (i = 0; i < PARTNER_CHUNK; i++)
-        (*r->word[1])++;
+        __atomic_fetch_add(r->word[1], 1, __ATOMIC_RELAXED);
       break;
     case XRAY__DUO_HANDOFF:
       /* B writes a new value beside every link of the chain (a store of
@@ -176,7 +176,7 @@ sample(struct duo_run *r, long *v)
     break;
   case XRAY__DUO_WRITES:
     for (i = 0; i < r->steps; i++)
-      (*r->word[0])++;
+      __atomic_fetch_add(r->word[0], 1, __ATOMIC_RELAXED);
     break;
   case XRAY__DUO_PINGPONG:
     for (i = 0; i < r->steps; i++)
