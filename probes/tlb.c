@@ -292,6 +292,15 @@ report_entries(struct found *f, struct tvals *v)
     xray__value_measured(i ? v->e2 : v->e1, (double) f->e[i], method);
     /* A rough count is a guess from the shape of a step, not a second view. */
     (i ? v->e2 : v->e1)->unconfirmed = !f->exact[i] || (i == 1 && f->e1why[0]);
+    /* A set-associative first level holds its ways times a power of two
+     * sets: a count that is not was cut short by entries something else
+     * held (the host's SMT sibling, or the chase's own code and stack
+     * pages, which fill some sets a way early: 52-60 for Ice Lake's 64 of
+     * 4 ways). */
+    if (i == 0 && f->exact[0] && f->ways && 2 * f->ways <= f->e[0]
+        && snap_sets(f->ways, f->e[0]) != f->e[0])
+      xray__value_doubt(v->e1, "; not confirmed: not its %zu ways times a power of two sets",
+                        f->ways);
   }
 }
 
