@@ -132,6 +132,28 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
     f->e[1] = f->rough[1];
 }
 
+/* The entries nearest e that are w ways of a power of two sets, if e is
+ * within SETS_SNAP of them; else 0. */
+static size_t
+snap_sets(size_t w, size_t e)
+{
+  double snapped = (double) w * exp2(floor(log2((double) e / (double) w) + 0.5));
+
+  return fabs(snapped - (double) e) <= SETS_SNAP * (double) e ? (size_t) snapped : 0;
+}
+
+/* Whether the first level's exact count and its ways disagree: a set-
+ * associative level holds its ways times a power of two sets, and a count
+ * that is not was cut short by entries something else held (the host's
+ * SMT sibling, or the chase's own code and stack pages, which fill some
+ * sets a way early): either count may be the short one. */
+static int
+ways_disagree(const struct found *f)
+{
+  return f->exact[0] && f->ways && 2 * f->ways <= f->e[0]
+         && snap_sets(f->ways, f->e[0]) != f->e[0];
+}
+
 /* The first level's ways, from pages 4096 apart. */
 static void
 report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
@@ -147,18 +169,12 @@ report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
              "packed: translation costs from %zu pages on%s", f->ways + 1,
              2 * f->ways > f->e[0] ? ", more than half the entries: fully associative" : "");
     xray__value_measured(v->a1, (double) (2 * f->ways > f->e[0] ? f->e[0] : f->ways), method);
+    if (ways_disagree(f))
+      xray__value_doubt(v->a1, "; not confirmed: %zu entries are not %zu ways times a power "
+                        "of two sets, so one count is short", f->e[0], f->ways);
   }
 }
 
-/* The entries nearest e that are w ways of a power of two sets, if e is
- * within SETS_SNAP of them; else 0. */
-static size_t
-snap_sets(size_t w, size_t e)
-{
-  double snapped = (double) w * exp2(floor(log2((double) e / (double) w) + 0.5));
-
-  return fabs(snapped - (double) e) <= SETS_SNAP * (double) e ? (size_t) snapped : 0;
-}
 
 /* The second level's ways, from pages 4096 apart among pages that keep
  * the first level missing; they must divide its entries. */
@@ -292,15 +308,9 @@ report_entries(struct found *f, struct tvals *v)
     xray__value_measured(i ? v->e2 : v->e1, (double) f->e[i], method);
     /* A rough count is a guess from the shape of a step, not a second view. */
     (i ? v->e2 : v->e1)->unconfirmed = !f->exact[i] || (i == 1 && f->e1why[0]);
-    /* A set-associative first level holds its ways times a power of two
-     * sets: a count that is not was cut short by entries something else
-     * held (the host's SMT sibling, or the chase's own code and stack
-     * pages, which fill some sets a way early: 52-60 for Ice Lake's 64 of
-     * 4 ways). */
-    if (i == 0 && f->exact[0] && f->ways && 2 * f->ways <= f->e[0]
-        && snap_sets(f->ways, f->e[0]) != f->e[0])
-      xray__value_doubt(v->e1, "; not confirmed: not its %zu ways times a power of two sets",
-                        f->ways);
+    if (i == 0 && ways_disagree(f))
+      xray__value_doubt(v->e1, "; not confirmed: not its %zu ways times a power of two sets, "
+                        "so one count is short", f->ways);
   }
 }
 
