@@ -92,13 +92,14 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   struct sim *m = (struct sim *) base;
   const unsigned long tail_bytes = XRAY__LOOP_TAIL_BYTES, tail_ops = XRAY__LOOP_TAIL_OPS;
   const unsigned long end = 1UL << 30;
-  unsigned long first = (end - n * s->len) / m->l1i.line;
-  unsigned long last = (end + tail_bytes - 1) / m->l1i.line;
+  unsigned long first, last;
   double ops = (double) n * s->ops + tail_ops, taken = (double) n * s->jumps + 1;
   double misses, lines, cyc;
 
   if (need_l1i(m))
     return NAN;
+  first = (end - n * s->len) / m->l1i.line;
+  last = (end + tail_bytes - 1) / m->l1i.line;
   misses = xray__cache_sweep_misses(&m->l1i, first, last);
   lines = (double) (last - first + 1);
   if (uop_holds(m, s, n, ops) && (m->uop_excl || misses == 0))
