@@ -122,7 +122,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 {
   size_t first = r->n, i;
   double t0 = xray__now(), dt;
-  int rc;
+  int rc, ran;
 
   xray__machine_begin(m);
   m->error[0] = 0;
@@ -137,13 +137,16 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
   if (snprintf(r->compiler, sizeof r->compiler, "%s %s", m->cc, m->cflags)
       >= (int) sizeof r->compiler)
     strcpy(r->compiler + sizeof r->compiler - 4, "...");
-  p->run(m, r);
+  ran = p->run(m, r) == 0;
   /* The machine as the report names it, with the clock the probes used. */
   snprintf(r->machine, sizeof r->machine, "%s", xray_machine_describe(m));
   r->core_mhz = xray_machine_core_mhz(m);
   dt = xray__now() - t0;
   /* One rule for every probe: it failed when it established none of its
-   * values.  Unknown values all say why. */
+   * values and could not run its experiments (it said so, or the machine
+   * reported an error).  One that ran and established nothing here (right
+   * or unknown: an L1I that no kernel shows) did not fail.  Unknown
+   * values all say why. */
   rc = -1;
   r->seconds += dt;
   for (i = first; i < r->n; i++) {
@@ -170,6 +173,8 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
       xray__value_doubt(v, "; not confirmed: an effective share of a shared level, which "
                         "other cores' load moves");
   }
+  if (rc && ran && !m->error[0])
+    rc = 0;
   check_invariants(r);
   return rc;
 }
