@@ -31,6 +31,15 @@
 #     XRAY_NUM_FP_REGS            floating-point registers usable for variables
 #     XRAY_NUM_VEC_REGS           vector registers usable for variables
 #
+#   and, with the vector type whose registers XRAY_NUM_VEC_REGS counts (the
+#   compiler's choice at these flags, not a measurement; also when
+#   cross-compiling):
+#
+#     XRAY_VEC_TYPE               that type (__m512d, __m256d, __m128d or
+#                                 float64x2_t, or TYPE): include
+#                                 <immintrin.h> or <arm_neon.h> to use it
+#     XRAY_VEC_BYTES              its width in bytes
+#
 #   ACTION-IF-FOUND runs when every value asked for is known.
 #
 #   and records them for AX_XRAY_CONFIG_HEADER.  When cross-compiling, or
@@ -50,7 +59,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 # _AX_XRAY_REGCLASS(TYPE): INT, FP or VEC
 m4_define([_AX_XRAY_REGCLASS],
@@ -65,16 +74,56 @@ m4_define([_AX_XRAY_REGVALUE],
                 [[vector registers usable for variables]]), [registers], [], [$3])
 test $ax_xray_known = yes || ax_xray_regs_ok=no])
 
+# _AX_XRAY_VEC_TYPE([TYPE]): XRAY_VEC_TYPE and XRAY_VEC_BYTES, for the type
+# given, or else for the widest the engine would pick at these flags: the
+# first of its candidates whose preprocessor condition holds (the same
+# order and conditions as src/kernels/generate.c).
+m4_define([_AX_XRAY_VEC_INCLUDES], [[
+#if defined __x86_64__ || defined __i386__
+#include <immintrin.h>
+#elif defined __ARM_NEON
+#include <arm_neon.h>
+#endif
+]])
+AC_DEFUN([_AX_XRAY_VEC_TYPE], [
+AC_CACHE_CHECK([the vector type whose registers xray counts], [ax_cv_xray_vec_type],
+  [m4_ifblank([$1], [ax_cv_xray_vec_type=none
+   for ax_xray_t in '__m512d 64 defined __AVX512F__' '__m256d 32 defined __AVX__' \
+       '__m128d 16 defined __SSE2__' 'float64x2_t 16 defined __ARM_NEON && defined __aarch64__'; do
+     ax_xray_vt=${ax_xray_t%% *} ax_xray_vc=${ax_xray_t#* }
+     ax_xray_vb=${ax_xray_vc%% *} ax_xray_vc=${ax_xray_vc#* }
+     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#if !($ax_xray_vc)
+#error not offered
+#endif]])], [ax_cv_xray_vec_type="$ax_xray_vt $ax_xray_vb"; break])
+   done],
+   [AC_COMPUTE_INT([ax_xray_vb], [(long) sizeof ($1)], [_AX_XRAY_VEC_INCLUDES],
+      [ax_xray_vb=])
+    AS_IF([test -n "$ax_xray_vb"], [ax_cv_xray_vec_type="$1 $ax_xray_vb"],
+      [ax_cv_xray_vec_type=none])])])
+AS_IF([test "x$ax_cv_xray_vec_type" != xnone], [
+  XRAY_VEC_TYPE=${ax_cv_xray_vec_type%% *} XRAY_VEC_BYTES=${ax_cv_xray_vec_type##* }
+  AC_DEFINE_UNQUOTED([XRAY_VEC_TYPE], [$XRAY_VEC_TYPE],
+    [the vector type whose registers XRAY_NUM_VEC_REGS counts (xray)])
+  AC_DEFINE_UNQUOTED([XRAY_VEC_BYTES], [$XRAY_VEC_BYTES], [its width, in bytes (xray)])
+  ax_xray_defs="$ax_xray_defs
+XRAY_VEC_TYPE|$XRAY_VEC_TYPE|the vector type whose registers XRAY_NUM_VEC_REGS counts
+XRAY_VEC_BYTES|$XRAY_VEC_BYTES|its width, in bytes"])
+AC_SUBST([XRAY_VEC_TYPE])
+AC_SUBST([XRAY_VEC_BYTES])
+])
+
 AC_DEFUN([AX_XRAY_REGISTERS], [
 ax_xray_regs_ok=yes
 m4_ifblank([$1], [
 _AX_XRAY_REGVALUE([INT], [registers])
 _AX_XRAY_REGVALUE([FP], [registers])
 _AX_XRAY_REGVALUE([VEC], [registers])
+_AX_XRAY_VEC_TYPE
 ], [
 _AX_XRAY_CHECK_TYPE([AX_XRAY_REGISTERS], [$1])
 _AX_XRAY_REGVALUE(_AX_XRAY_REGCLASS([$1]),
   [registers_]m4_tolower(_AX_XRAY_TYPE_NAME([$1])), [registers '--types=$1'])
+m4_if(_AX_XRAY_REGCLASS([$1]), [VEC], [_AX_XRAY_VEC_TYPE([$1])])
 ])
 AS_IF([test $ax_xray_regs_ok = yes], [$2], [$3])
 ])
