@@ -39,6 +39,19 @@ xray__sim_noise(struct sim *m, double cyc)
   return cyc;
 }
 
+/* A factor of at least 1 by which a disturbance stretches a window: what
+ * other tenants do to a real run, which is never faster than the hardware
+ * allows. */
+double
+xray__sim_slowdown(struct sim *m)
+{
+  double slow = 1 + fabs(m->noise * rnd_gauss(&m->rng));
+
+  if (rnd_unit(&m->rng) < m->spikes)
+    slow *= 1.5 + 4.5 * rnd_unit(&m->rng);
+  return slow;
+}
+
 /* Fetch model.  The op cache serves the loop when it holds all of it
  * (and, unless exclusive, the L1I does too), at fetch[0] ops per cycle;
  * otherwise the decoders take fetch[1] instructions per cycle from at most
@@ -209,10 +222,8 @@ static double
 sim_clock(xray_machine *base, double *tsc_hz)
 {
   struct sim *m = (struct sim *) base;
-  double slow = 1 + fabs(m->noise * rnd_gauss(&m->rng));
+  double slow = xray__sim_slowdown(m);
 
-  if (rnd_unit(&m->rng) < m->spikes)
-    slow *= 1.5 + 4.5 * rnd_unit(&m->rng);
   m->cpu.t += 0.025;             /* a probe's 40 bursts span the drift */
   *tsc_hz = m->cpu.tsc * 1e6;
   return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t) / slow;

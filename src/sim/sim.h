@@ -168,5 +168,6 @@ int xray__sim_duo_truth(const struct sim *m, const char *name, double *v);
 
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);
+double xray__sim_slowdown(struct sim *m);
 
 #endif
