@@ -39,6 +39,13 @@ xray__isa_tlb(int level, unsigned *entries, unsigned *ways)
   return -1;
 }
 
+int
+xray__isa_l1(int data, unsigned *size, unsigned *ways, unsigned *line)
+{
+  (void) data, (void) size, (void) ways, (void) line;
+  return -1;
+}
+
 #else
 typedef int xray__isa_generic_unused; /* ISO C wants a declaration */
 #endif

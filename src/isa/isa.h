@@ -31,5 +31,10 @@ extern const char *const xray__isa_fma_flag;
  * and ways (entries for fully associative; 0 where the encoding gives no
  * count).  0, or -1 where it says nothing. */
 int xray__isa_tlb(int level, unsigned *entries, unsigned *ways);
+/* The L1 data (data 1) or instruction (0) cache as the processor
+ * describes itself (x86: AMD's CPUID leaf 0x80000005, else the
+ * deterministic cache parameters of leaf 4): bytes, ways (its lines for
+ * fully associative) and line size.  0, or -1 where it says nothing. */
+int xray__isa_l1(int data, unsigned *size, unsigned *ways, unsigned *line);
 
 #endif

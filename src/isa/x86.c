@@ -1,5 +1,5 @@
 /* x86-64 and i386: the time-stamp counter, the FMA3 kernel, and the TLBs
- * of AMD's CPUID leaves (see isa.h). */
+ * and L1 caches the CPUID leaves describe (see isa.h). */
 #include "isa.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -90,6 +90,41 @@ xray__isa_tlb(int level, unsigned *entries, unsigned *ways)
   return 0;
 #else
   (void) level, (void) entries, (void) ways;
+  return -1;
+#endif
+}
+
+int
+xray__isa_l1(int data, unsigned *size, unsigned *ways, unsigned *line)
+{
+#if defined(__GNUC__)
+  unsigned a, b, c, d, i, r;
+
+  /* AMD: Fn8000_0005 ECX (data) and EDX (instruction): KB, ways (0xff
+   * fully associative), line bytes. */
+  if (__get_cpuid(0x80000005, &a, &b, &c, &d) && (r = data ? c : d) >> 24 != 0 && (r & 0xff)) {
+    *size = (r >> 24) * 1024;
+    *line = r & 0xff;
+    *ways = ((r >> 16) & 0xff) == 0xff ? *size / *line : (r >> 16) & 0xff;
+    return *ways ? 0 : -1;
+  }
+  /* Leaf 4, one subleaf a cache: type 1 data, 2 instruction; level. */
+  if (__get_cpuid_max(0, NULL) < 4)
+    return -1;
+  for (i = 0; i < 16; i++) {
+    __cpuid_count(4, i, a, b, c, d);
+    if ((a & 0x1f) == 0)
+      break;
+    if ((a & 0x1f) == (data ? 1u : 2u) && ((a >> 5) & 7) == 1) {
+      *ways = (b >> 22) + 1;
+      *line = (b & 0xfff) + 1;
+      *size = *ways * (((b >> 12) & 0x3ff) + 1) * *line * (c + 1);
+      return 0;
+    }
+  }
+  return -1;
+#else
+  (void) data, (void) size, (void) ways, (void) line;
   return -1;
 #endif
 }

@@ -414,6 +414,29 @@ isa_tlb(const char *name, double *v, char *src, size_t srclen)
   return 0;
 }
 
+/* XRAY_L1D_* and XRAY_L1I_* (SIZE, ASSOC, LINE) as the processor
+ * describes its L1 caches (CPUID on x86): the last view, for hosts whose
+ * OS gives no cache topology (a guest without sysfs cache folders). */
+static int
+isa_l1(const char *name, double *v, char *src, size_t srclen)
+{
+  unsigned size, ways, line;
+  int data = strncmp(name, "XRAY_L1D_", 9) == 0;
+
+  if ((!data && strncmp(name, "XRAY_L1I_", 9) != 0) || xray__isa_l1(data, &size, &ways, &line))
+    return -1;
+  if (strcmp(name + 9, "SIZE") == 0)
+    *v = size;
+  else if (strcmp(name + 9, "ASSOC") == 0)
+    *v = ways;
+  else if (strcmp(name + 9, "LINE") == 0)
+    *v = line;
+  else
+    return -1;
+  snprintf(src, srclen, "cpuid");
+  return 0;
+}
+
 /* XRAY_L1I_SIZE, _ASSOC, _LINE: hwloc, else sysfs, else sysconf. */
 static int
 l1i_read(const char *name, int live, double *v, char *src, size_t srclen)
@@ -463,7 +486,8 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
     snprintf(src, srclen, "sysfs");
     return 0;
   }
-  if (os_cpu(name, v, src, srclen) == 0 || (live && isa_tlb(name, v, src, srclen) == 0))
+  if (os_cpu(name, v, src, srclen) == 0 || (live && isa_tlb(name, v, src, srclen) == 0)
+      || (live && isa_l1(name, v, src, srclen) == 0))
     return 0;
   if (live && strcmp(name, "XRAY_PAGE_SIZE") == 0) {
     long p = sysconf(_SC_PAGESIZE);
