@@ -9,20 +9,35 @@
  * at C + s: the set is non-compact while s is smaller than a line, so the
  * smallest compact s is the line size B.
  *
- * compact() times a pointer chase through the addresses, visited in a
- * random order (the paper's i -> (i + p) mod n is a constant stride that
- * Zen 3's prefetcher learns), and compares the time per load with the
- * midpoint between the L1 hit latency and the latency of a chain that
- * surely misses: at any lower threshold the next-line prefetcher, which
- * pulls lines into the neighbouring set, makes the line-size test fail. */
+ * Where the addresses are a page or more apart they all fall into one
+ * set, and two things blur the step there.  A tenant on the host's SMT
+ * sibling shares the L1D and keeps lines of its own resident in some
+ * sets, which then look smaller, for seconds at a time; it only ever
+ * makes a compact set look non-compact, and Theorem 1 holds for any m0, so
+ * compact() asks a few sets in turn and takes the first in which the set
+ * looks compact, and across runs the largest value that two runs found
+ * stands (largest_consensus).  And one line too many for a pseudo-LRU or
+ * random set misses on only some loads, which at the midpoint can pass for
+ * compact: so there a set is compact only where its loads all hit (within
+ * a tenth of the way from hit to miss latency).  At smaller strides, where
+ * the addresses spread over many sets, the midpoint stands.
+ *
+ * A chain is a pointer chase through the addresses, visited in a random
+ * order (the paper's i -> (i + p) mod n is a constant stride that Zen 3's
+ * prefetcher learns), timed per load against the L1 hit latency and the
+ * latency of a chain that surely misses.  The line-size test compares
+ * in the first set only, with the midpoint or lower: at any lower
+ * threshold than its own two cases' midpoint the next-line prefetcher,
+ * which pulls lines into the neighbouring set, makes it fail. */
 #include "xray-internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs at most: a run takes tens of milliseconds, and a line that three
- * runs must find (line_consensus) may take more than six on a busy host. */
+/* Runs at most: a run takes tens of milliseconds, and a value that three
+ * runs must find (largest_consensus) may take more than six on a busy
+ * host. */
 #define MAX_RUNS 9
 #define MAX_N 65536
 /* Strides beyond this mean the search went wrong: give up. */
@@ -30,9 +45,10 @@
 
 struct dc {
   xray_machine *m;
+  uint64_t m0; /* the first address's offset: which sets the chain uses */
   uint64_t off[MAX_N + 1];
   uint64_t rng;
-  double hit, miss, theta;      /* cycles per load */
+  double hit, miss, theta, low;      /* cycles per load */
   int failed;
 };
 
@@ -44,10 +60,11 @@ chain(struct dc *d, uint64_t stride, size_t n, uint64_t last)
   char layout[48];
   double y;
 
+  /* The label leaves m0 out: by Theorem 1 it changes no time. */
   for (i = 0; i < n && k < MAX_N; i++)
-    d->off[k++] = i * stride;
+    d->off[k++] = d->m0 + i * stride;
   if (last)
-    d->off[k++] = last;
+    d->off[k++] = d->m0 + last;
   snprintf(layout, sizeof layout, "s%llu+%llu", (unsigned long long) stride,
            (unsigned long long) last);
   y = xray__chase_time(d->m, d->off, k, XRAY__ARENA_HUGE, &d->rng, "dcache", layout);
@@ -56,10 +73,24 @@ chain(struct dc *d, uint64_t stride, size_t n, uint64_t last)
   return y;
 }
 
+/* Whether <m0, S, n> is compact; with addresses a page or more apart, in
+ * the first of a few sets where it looks so (see the top).  The offsets
+ * are multiples of 256, so that they start a line of any size up to that. */
 static int
 compact(struct dc *d, uint64_t stride, size_t n)
 {
-  return chain(d, stride, n, 0) < d->theta;
+  static const uint64_t m0[] = { 0, 1280, 2560, 3840 };
+  size_t i;
+  int yes = 0;
+
+  if (stride < 4096)
+    return chain(d, stride, n, 0) < d->theta;
+  for (i = 0; i < sizeof m0 / sizeof *m0 && !yes && !d->failed; i++) {
+    d->m0 = m0[i];
+    yes = chain(d, stride, n, 0) < d->low;
+  }
+  d->m0 = 0;
+  return yes;
 }
 
 /* The hit latency from a few lines, the miss latency from a footprint
@@ -70,7 +101,8 @@ levels(struct dc *d)
   uint64_t bytes;
   double y;
 
-  d->hit = chain(d, 64, 8, 0);
+  /* The fastest of three: a spike in the one would hide every step. */
+  d->hit = fmin(fmin(chain(d, 64, 8, 0), chain(d, 64, 8, 0)), chain(d, 64, 8, 0));
   if (d->failed)
     return -1;
   for (bytes = 1024; bytes <= (16u << 20); bytes *= 2) {
@@ -78,6 +110,7 @@ levels(struct dc *d)
     if (y > 1.4 * d->hit && chain(d, 64, (size_t) (bytes / 64), 0) > 1.4 * d->hit) {
       d->miss = chain(d, 64, (size_t) (2 * bytes / 64), 0);
       d->theta = (d->hit + d->miss) / 2;
+      d->low = d->hit + (d->miss - d->hit) / 10;
       return d->failed ? -1 : 0;
     }
   }
@@ -132,9 +165,16 @@ static int
 line_size(struct dc *d, unsigned long assoc, unsigned long cap, unsigned long *line)
 {
   uint64_t s, way = cap / assoc;
+  /* At s = 8 the extra address shares a line with the one at C (no line
+   * is smaller): the set is non-compact, and its time the threshold's
+   * other end; where one line too many misses on only some loads
+   * (pseudo-LRU, random), the midpoint between it and a hit. */
+  double y = chain(d, way, assoc, cap + 8), cut = fmin(d->theta, (d->hit + y) / 2);
 
-  for (s = 8; s <= way; s *= 2)
-    if (chain(d, way, assoc, cap + s) < d->theta) {
+  if (d->failed || y < d->low)
+    return -1;
+  for (s = 16; s <= way; s *= 2)
+    if (chain(d, way, assoc, cap + s) < cut) {
       *line = (unsigned long) s;
       return d->failed ? -1 : 0;
     }
@@ -183,15 +223,14 @@ set_value(xray_value *v, const double *runs, int n, int confirmed, double value,
   v->unconfirmed = !confirmed;
 }
 
-/* The line: the largest that two runs found, confirmed where three did.
- * A disturbance (the host's SMT sibling) shows in single runs either way,
- * but most often as a smaller line (a compact set looks spread): on Ice
- * Lake-SP three of five runs found 8 where the other two found its 64,
- * and single runs 256 and 1024.  So the largest value found twice
- * stands, not the majority, and it needs three runs to be confirmed;
- * otherwise the median of all. */
+/* The largest value that two runs found, confirmed where three did; the
+ * median of all where no value was found twice.  A tenant makes a run low
+ * (see the top), so the largest value found twice stands, not the
+ * majority: a tenant that stays through several runs outvotes the truth.
+ * Found twice, not once: a spike can settle the search early, at a stride
+ * too small, and make a single run high. */
 static int
-line_consensus(const double *b, int n, double *out)
+largest_consensus(const double *b, int n, double *out)
 {
   double big = NAN;
   int i, j, k;
@@ -233,21 +272,24 @@ dcache_run(xray_machine *m, xray_report *r)
     struct run one;
     if (measure_once(d, &one)) {
       const char *why = m->error[0] ? m->error : "no step from L1 hit latency in 1 KB to 16 MB";
+      /* The runs before stand: they decide, and confirm only as many. */
+      if (n)
+        break;
       snprintf(vc->reason, sizeof vc->reason, "%.190s", why);
       snprintf(va->reason, sizeof va->reason, "%.190s", why);
       snprintf(vb->reason, sizeof vb->reason, "%.190s", why);
       snprintf(vl->reason, sizeof vl->reason, "%.190s", why);
       free(d);
-      return n ? 0 : -1;
+      return -1;
     }
     c[n] = one.cap;
     a[n] = one.assoc;
     b[n] = one.line;
     l[n] = one.lat;
     n++;
-    okc = xray__consensus(c, (size_t) n, 3, 0, &vC);
-    oka = xray__consensus(a, (size_t) n, 3, 0, &vA);
-    okb = line_consensus(b, n, &vB);
+    okc = largest_consensus(c, n, &vC);
+    oka = largest_consensus(a, n, &vA);
+    okb = largest_consensus(b, n, &vB);
     if (okc && oka && okb)
       break;
   }
@@ -256,10 +298,6 @@ dcache_run(xray_machine *m, xray_report *r)
    * wrong capacity puts every line at the first offset tried). */
   oka = oka && okc;
   okb = okb && okc;
-  if (!okc)
-    vC = xray__median(c, (size_t) n);
-  if (!oka)
-    vA = xray__median(a, (size_t) n);
   set_value(vc, c, n, okc, vC, how, "the compact-set search did not settle");
   set_value(va, a, n, oka, vA, how, "the compact-set search did not settle");
   set_value(vb, b, n, okb, vB, how, "no offset made the extra address compact");
