@@ -30,6 +30,14 @@
 #   configure run and only if a value must be measured, run one probe once,
 #   and record each define for AX_XRAY_CONFIG_HEADER.
 #
+#   On a machine of several kinds of core (performance and efficiency
+#   cores, as the OS tells them apart) the engine measures every kind.  The
+#   defines in config.h are kind 1's (the fastest, where compute-bound code
+#   is scheduled); AX_XRAY_CONFIG_HEADER's file holds each kind's too, for
+#   the values measured in this run and confirmed: XRAY_L2_SIZE_KIND1,
+#   XRAY_L2_SIZE_KIND2, ..., with XRAY_CPU_KINDS and the kinds' names as
+#   strings (XRAY_KIND1_NAME "core").
+#
 # LICENSE
 #
 #   Copyright (c) 2026 The xray authors
@@ -39,7 +47,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 9
+#serial 10
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -112,9 +120,31 @@ ax_xray_run ()
     ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_key | tr '\012' ' '`"
     # Only NAME=NUMBER lines are evaluated.
     eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
+    # And the names of kinds of core (quoted; letters, digits and ._-).
+    eval "`sed -n 's/^\(XRAY_KIND[[0-9]]*_NAME\)=.\([[A-Za-z0-9._-]]*\).$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
     eval "ax_xray_s_$ax_xray_key=\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_key\`"
   ], [AC_MSG_WARN([xray-probe $[]* failed (see config.log)])
       rm -f conftest.xray-$ax_xray_key])
+}
+# ax_xray_kinds DEFINE DESCRIPTION: each kind of core's DEFINE_KIND<n>
+# that the engine measured and confirmed, and the kinds' count and names
+# (once), for AX_XRAY_CONFIG_HEADER.
+ax_xray_kinds ()
+{
+  ax_xray_k=1
+  while eval "ax_xray_kv=\$ax_xray_v_$[]1_KIND$ax_xray_k; test -n \"\$ax_xray_kv\""; do
+    AS_CASE([" $ax_xray_unconfirmed "], [*" $[]1_KIND$ax_xray_k "*], [],
+      [ax_xray_defs="$ax_xray_defs
+$[]1_KIND$ax_xray_k|$ax_xray_kv|$[]2 (core kind $ax_xray_k)"])
+    AS_CASE([" $ax_xray_kinds_said "], [*" $ax_xray_k "*], [],
+      [eval "ax_xray_kn=\$ax_xray_v_XRAY_KIND${ax_xray_k}_NAME"
+       ax_xray_kinds_said="$ax_xray_kinds_said $ax_xray_k"
+       test $ax_xray_k = 1 && ax_xray_defs="$ax_xray_defs
+XRAY_CPU_KINDS|$ax_xray_v_XRAY_CPU_KINDS|kinds of core, the fastest first"
+       ax_xray_defs="$ax_xray_defs
+XRAY_KIND${ax_xray_k}_NAME|\"$ax_xray_kn\"|name of core kind $ax_xray_k"])
+    ax_xray_k=`expr $ax_xray_k + 1`
+  done
 }
 # ax_xray_valid KIND VALUE: a whole number, or with KIND decimal a number.
 ax_xray_valid ()
@@ -212,7 +242,8 @@ AS_IF([test $ax_xray_known = yes],
    AC_DEFINE_UNQUOTED([$2], [$$1], [$5, in $6 (xray)])
    $2=$$1
    ax_xray_defs="$ax_xray_defs
-$2|$$1|$5, in $6"],
+$2|$$1|$5, in $6"
+   AS_CASE([$ax_xray_how], [measured*|from*], [ax_xray_kinds $2 "$5, in $6"])],
   [test -n "$ax_xray_unsure"],
   [AC_MSG_RESULT([_AX_XRAY_SHOWN([$ax_xray_unsure], [$6]) ($ax_xray_how; left undefined)])
    AC_MSG_WARN([$5: not confirmed (no second measurement agreed: was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])

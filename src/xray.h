@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 4
+#define XRAY_API_VERSION 5
 
 const char *xray_version(void);
 
@@ -115,6 +115,8 @@ int xray_value_effective(const xray_value *v);
  * measurement by more than the tolerance. */
 int xray_value_os(const xray_value *v, double *value, const char **source);
 int xray_value_disagrees(const xray_value *v);
+/* A value that is a name (a core kind's), else NULL. */
+const char *xray_value_text(const xray_value *v);
 /* How it was measured (and why not confirmed); why it is unknown ("" if
  * it is not); the seconds its probe took. */
 const char *xray_value_method(const xray_value *v);
@@ -154,6 +156,31 @@ const xray_probe *xray_probe_find(const char *name);
 const xray_probe *xray_probe_at(size_t i);      /* NULL past the last */
 /* Runs one probe, adds its values, fills the OS view; 0 on success. */
 int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
+
+/* --- kinds of core (API version 5) --------------------------------------- */
+
+/* Machines with more than one kind of core (performance and efficiency
+ * cores) have different caches and clocks per kind.  xray_kinds_find
+ * tells the kinds of this machine (simulate NULL) as the OS tells them
+ * apart (hwloc's cpukinds, else sysfs), or of a simulated spec (kinds
+ * separated by ';', each naming itself with kind=NAME), the fastest
+ * first; one kind where there is no difference.  xray_kinds_machine gives
+ * a machine that measures kind i: on this machine it binds the calling
+ * thread, and the threads it starts, to that kind's CPUs (the binding
+ * before comes back with xray_kinds_free).  xray_report_add_kind adds a
+ * report's values to r with the suffix _KIND<i+1>, xray_report_add_kinds
+ * XRAY_CPU_KINDS and each kind's name and CPUs (XRAY_KIND<n>_NAME and
+ * _CPUS, values that are names: xray_value_text). */
+typedef struct xray_kinds xray_kinds;
+xray_kinds *xray_kinds_find(const char *simulate, char *err, size_t errlen);
+size_t xray_kinds_count(const xray_kinds *k);
+const char *xray_kinds_name(const xray_kinds *k, size_t i);
+const char *xray_kinds_cpus(const xray_kinds *k, size_t i);   /* "0-7,16-23" */
+const char *xray_kinds_source(const xray_kinds *k);
+xray_machine *xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen);
+void xray_kinds_free(xray_kinds *k);
+int xray_report_add_kinds(xray_report *r, const xray_kinds *k);
+int xray_report_add_kind(xray_report *r, const xray_report *from, size_t i);
 
 /* --- static instruction-cache simulation (API version 3) ----------------- */
 

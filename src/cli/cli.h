@@ -2,6 +2,30 @@
 #ifndef XRAY__CLI_H
 #define XRAY__CLI_H
 
+/* cli/outfile.c: the command's output files.  A regular file, or a name
+ * not yet taken, is written to a temporary beside it and renamed into
+ * place by xray_cli_out_commit; a device or FIFO is written through; a
+ * path that cannot be written ends xray (exit 2) at xray_cli_out_open,
+ * before anything is measured.  xray_cli_out_guard removes the
+ * temporaries on every exit path, signals included.  "-" is the standard
+ * output.  Commit: 0, or -1 with a message naming name. */
+#include <stdio.h>
+enum xray_cli_out {
+  XRAY_CLI_OUT_RESULTS,
+  XRAY_CLI_OUT_TRACE,
+  XRAY_CLI_OUT_MACHINE, /* a recording's machine and cpuinfo files */
+  XRAY_CLI_OUT_CPUINFO,
+  XRAY_CLI_OUT_PLOT_INDEX, /* a plot's plots.txt and the image drawn */
+  XRAY_CLI_OUT_PLOT_IMAGE,
+  XRAY_CLI_OUTS
+};
+void xray_cli_out_guard(void);
+FILE *xray_cli_out_open(enum xray_cli_out which, const char *path);
+FILE *xray_cli_out_file(enum xray_cli_out which);
+int xray_cli_out_commit(enum xray_cli_out which, const char *name);
+/* 0, or 1 with a message if what went to the standard output was lost. */
+int xray_cli_stdout_done(void);
+
 /* cli/icsim.c: `xray icsim ...`, argv[0] being "icsim"; the exit status. */
 int xray_cli_icsim(int argc, char **argv, const char *prog);
 

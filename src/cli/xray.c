@@ -12,166 +12,6 @@
 
 static const char *prog = "xray";
 
-/* Outputs.  A regular file, or a name not yet taken, is written to a
- * temporary file beside it and renamed into place on success, with the
- * mode (and, where xray may, the owner) of the file it replaces; the
- * temporaries go on every other exit path, signals included.  A symbolic
- * link is followed: its target is replaced so, and the link stays.
- * Anything else (a device such as /dev/null, a FIFO) is written through,
- * never replaced.  A path that cannot be written is refused before any
- * measuring. */
-struct outfile {
-  char *path, *tmp;             /* the file renamed over (a link's target); NULL: direct */
-  FILE *f;
-};
-/* results, trace, recording's machine and cpuinfo, a plot's index and
- * the image being drawn */
-static struct outfile outs[6];
-
-static void
-remove_temps(void)
-{
-  size_t i;
-
-  for (i = 0; i < sizeof outs / sizeof *outs; i++)
-    if (outs[i].tmp)
-      unlink(outs[i].tmp);
-}
-
-static void
-on_signal(int sig)
-{
-  remove_temps();
-  xray_remove_temporaries();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-/* Every signal whose default action ends the process: its temporaries go
- * first (and the compiler in flight), then it ends as the signal says. */
-static void
-catch_signals(void)
-{
-  static const int sigs[] = {
-    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGABRT,
-    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ,
-#ifdef SIGVTALRM
-    SIGVTALRM,
-#endif
-#ifdef SIGPROF
-    SIGPROF,
-#endif
-#ifdef SIGPOLL
-    SIGPOLL,
-#endif
-  };
-  size_t i;
-
-  for (i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigfillset(&sa.sa_mask);
-    /* A signal ignored by whoever started xray (nohup) stays ignored. */
-    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-      sigaction(sigs[i], &sa, NULL);
-  }
-}
-
-static void
-out_refuse(const char *path, const char *why)
-{
-  fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, why);
-  exit(2);
-}
-
-static FILE *
-out_open(struct outfile *o, const char *path)
-{
-  struct stat st;
-  char *target = NULL;
-  mode_t mode;
-  int fd, exists;
-
-  if (strcmp(path, "-") == 0)
-    return o->f = stdout;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !(target = realpath(path, NULL)))
-    out_refuse(path, errno == ENOENT ? "a symbolic link to nothing" : strerror(errno));
-  if (!target && !(target = strdup(path))) {
-    fprintf(stderr, "%s: out of memory\n", prog);
-    exit(1);
-  }
-  exists = stat(target, &st) == 0;
-  if (exists && S_ISDIR(st.st_mode))
-    out_refuse(path, "it is a directory");
-  if (exists && !S_ISREG(st.st_mode)) {
-    /* A device or FIFO: written through. */
-    if (!(o->f = fopen(target, "w")))
-      out_refuse(path, strerror(errno));
-    free(target);
-    return o->f;
-  }
-  o->path = target;
-  if (!(o->tmp = malloc(strlen(target) + 16))) {
-    fprintf(stderr, "%s: out of memory\n", prog);
-    exit(1);
-  }
-  sprintf(o->tmp, "%s.tmpXXXXXX", target);
-  /* mkstemp makes the file 0600: it gets the mode of the file it replaces,
-   * or a new file's. */
-  mode = umask(0);
-  umask(mode);
-  mode = exists ? st.st_mode & 07777 : 0666 & ~mode;
-  if ((fd = mkstemp(o->tmp)) < 0) {
-    free(o->tmp);
-    o->tmp = NULL;
-    out_refuse(path, errno == ENOENT ? "no such directory" : strerror(errno));
-  }
-  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
-    fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, strerror(errno));
-    exit(1);
-  }
-  /* The owner too, where xray may give the file away (as root); else it
-   * stays xray's. */
-  if (exists && fchown(fd, st.st_uid, st.st_gid) != 0) {
-  }
-  return o->f;
-}
-
-/* 0, or -1 with a message: the output is complete and in place. */
-static int
-out_commit(struct outfile *o, const char *name)
-{
-  int bad;
-
-  if (!o->f)
-    return 0;
-  if (o->f == stdout) {
-    if (fflush(stdout) == 0 && !ferror(stdout))
-      return 0;
-    fprintf(stderr, "%s: cannot write the standard output: %s\n", prog, strerror(errno));
-    return -1;
-  }
-  bad = ferror(o->f) | fclose(o->f);
-  o->f = NULL;
-  if (!bad && (!o->tmp || rename(o->tmp, o->path) == 0)) {
-    free(o->tmp);
-    o->tmp = NULL;
-    return 0;
-  }
-  fprintf(stderr, "%s: cannot write '%s': %s\n", prog, name, strerror(errno ? errno : EIO));
-  return -1;
-}
-
-/* 0, or 1 with a message if what went to the standard output was lost. */
-static int
-stdout_done(void)
-{
-  struct outfile o = { NULL, NULL, stdout };
-
-  return out_commit(&o, "-") ? 1 : 0;
-}
-
 static void
 usage(FILE *f)
 {
@@ -197,6 +37,8 @@ usage(FILE *f)
           "      --replay=DIR      answer the probes from the recording in DIR\n"
           "      --plot=DIR        draw every curve the probes measured into DIR: an\n"
           "                        SVG and a PNG a probe, and plots.txt (needs cairo)\n"
+          "      --kind=N          on a machine of several kinds of core, measure kind N\n"
+          "                        only (default: every kind, the fastest as kind 1)\n"
           "  -b, --budget=SECONDS  time one probe may spend (default 2)\n"
           "  -s, --simulate=SPEC   measure a simulated machine instead of this one;\n"
           "                        SPEC is a comma-separated list of items:\n"
@@ -251,7 +93,7 @@ struct settings {
   xray_format fmt;
   const char *output, *trace, *simulate, *cc, *cflags, *ops, *types, *record, *replay;
   const char *plot;
-  long repeat;
+  long repeat, kind; /* kind: 1.., or 0 for every kind */
   xray_kernel kernel;
   double budget;
   const xray_probe *sel[16];
@@ -332,6 +174,12 @@ take_option(int c, char *arg, struct settings *s)
   case 'G':
     s->plot = nonempty(arg, "invalid --plot '%s' (a directory)");
     break;
+  case 'K':
+    errno = 0;
+    s->kind = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || s->kind < 1 || s->kind > 8)
+      usage_error("invalid --kind '%s' (a kind of core: a whole number from 1 to 8)", arg);
+    break;
   }
 }
 
@@ -372,6 +220,7 @@ parse_args(int argc, char **argv, struct settings *s)
     { "ops", required_argument, 0, 'O' },      { "types", required_argument, 0, 'T' },
     { "record", required_argument, 0, 'R' },   { "repeat", required_argument, 0, 'N' },
     { "replay", required_argument, 0, 'P' },   { "plot", required_argument, 0, 'G' },
+    { "kind", required_argument, 0, 'K' },
     { "list", no_argument, 0, 'l' },           { "help", no_argument, 0, 'h' },
     { "version", no_argument, 0, 'V' },        { 0, 0, 0, 0 }
   };
@@ -383,13 +232,13 @@ parse_args(int argc, char **argv, struct settings *s)
     case 'l':
       for (i = 0; xray_probe_at(i); i++)
         printf("%-10s %s\n", xray_probe_at(i)->name, xray_probe_at(i)->summary);
-      exit(stdout_done());
+      exit(xray_cli_stdout_done());
     case 'h':
       usage(stdout);
-      exit(stdout_done());
+      exit(xray_cli_stdout_done());
     case 'V':
       printf("xray %s\n", xray_version());
-      exit(stdout_done());
+      exit(xray_cli_stdout_done());
     case '?':
       fprintf(stderr, "Try '%s --help' for more information.\n", prog);
       exit(2);
@@ -399,19 +248,18 @@ parse_args(int argc, char **argv, struct settings *s)
   select_probes(argc, argv, s);
 }
 
-/* The plot's files go through out_open and out_commit as the results
- * do: replaced atomically, a device or FIFO written through. */
+/* The plot's files go through cli/outfile.c as the results do: replaced atomically, a device or FIFO written through. */
 #ifdef XRAY__HAVE_CAIRO
 static FILE *
 plot_open(int which, const char *path)
 {
-  return out_open(&outs[4 + which], path);
+  return xray_cli_out_open(XRAY_CLI_OUT_PLOT_INDEX + which, path);
 }
 
 static int
 plot_commit(int which, const char *path)
 {
-  return out_commit(&outs[4 + which], path);
+  return xray_cli_out_commit(XRAY_CLI_OUT_PLOT_INDEX + which, path);
 }
 #endif
 
@@ -481,14 +329,44 @@ check_args(struct settings *s)
     need_dir("--plot", s->plot);
 }
 
-/* The machine the settings name, set up; a bad spec or option ends here. */
-static xray_machine *
-make_machine(const struct settings *s)
+/* The kinds of core of the machine the settings name (none for a
+ * recording, which holds one kind); a bad spec ends here. */
+static xray_kinds *
+find_kinds(const struct settings *s)
 {
   char err[640] = "";
-  xray_machine *m = s->simulate ? xray_machine_simulated(s->simulate, err, sizeof err)
-                    : s->replay ? xray_machine_replay(s->replay, err, sizeof err)
-                    : xray_machine_real(err, sizeof err);
+  xray_kinds *k;
+
+  if (s->replay || s->record) {
+    if (s->kind > 1)
+      usage_error("%s", "--kind: a recording holds one kind of core");
+    return NULL;
+  }
+  if (!(k = xray_kinds_find(s->simulate, err, sizeof err))) {
+    if (s->simulate)
+      usage_error("invalid --simulate: %s", err);
+    fprintf(stderr, "%s: %s\n", prog, err);
+    exit(1);
+  }
+  if (s->kind > (long) xray_kinds_count(k)) {
+    fprintf(stderr, "%s: --kind=%ld: this machine has %zu kind%s of core\n", prog, s->kind,
+            xray_kinds_count(k), xray_kinds_count(k) > 1 ? "s" : "");
+    xray_kinds_free(k);
+    exit(2);
+  }
+  return k;
+}
+
+/* The machine the settings name (kind i of kinds, where there are kinds),
+ * set up; a bad spec or option ends here. */
+static xray_machine *
+make_machine(const struct settings *s, xray_kinds *kinds, size_t i)
+{
+  char err[640] = "";
+  xray_machine *m = kinds       ? xray_kinds_machine(kinds, i, err, sizeof err)
+                    : s->simulate ? xray_machine_simulated(s->simulate, err, sizeof err)
+                    : s->replay   ? xray_machine_replay(s->replay, err, sizeof err)
+                                  : xray_machine_real(err, sizeof err);
 
   if (!m) {
     if (s->simulate)
@@ -517,8 +395,11 @@ make_machine(const struct settings *s)
   return m;
 }
 
-/* Which probe runs, on standard error where it is a terminal (a full run
- * takes seconds); name NULL clears the line. */
+/* Which probe runs (and on which kind of core, where there are several),
+ * on standard error where it is a terminal (a full run takes seconds); name
+ * NULL clears the line. */
+static const char *progress_kind = "";
+
 static void
 progress(const char *name, size_t i, size_t n)
 {
@@ -529,7 +410,8 @@ progress(const char *name, size_t i, size_t n)
   if (!tty)
     return;
   if (name)
-    fprintf(stderr, "\r%s: measuring %s (%zu of %zu)...\033[K", prog, name, i + 1, n);
+    fprintf(stderr, "\r%s: measuring %s%s (%zu of %zu)...\033[K", prog, name, progress_kind,
+            i + 1, n);
   else
     fprintf(stderr, "\r\033[K");
 }
@@ -567,11 +449,57 @@ run_probes(const struct settings *s, xray_machine *m, struct xray_cli_owned *own
   return rep;
 }
 
+/* The probes on m, kind first of kinds (or the one machine there is);
+ * where the machine has several kinds of core and --kind names none, on
+ * every other kind too, whose values follow with the suffix _KIND<n>. */
+static xray_report *
+measure_kinds(const struct settings *s, xray_kinds *kinds, xray_machine *m,
+              struct xray_cli_owned *own, int *rc)
+{
+  static struct xray_cli_owned scratch[16];
+  size_t n = kinds ? xray_kinds_count(kinds) : 1, i, first = s->kind ? (size_t) s->kind - 1 : 0;
+  xray_report *rep, *more[8] = { NULL };
+  static char label[64]; /* progress_kind, while the probes run */
+
+  if (n > 1) {
+    snprintf(label, sizeof label, " on %s cores", xray_kinds_name(kinds, first));
+    progress_kind = label;
+  }
+  rep = run_probes(s, m, own, rc);
+  /* Each kind's machine is made as the first was: every kind is
+   * measured alike. */
+  for (i = 0; n > 1 && !s->kind && i < n; i++) {
+    xray_machine *mk;
+    if (i == first) {
+      more[i] = rep;
+      continue;
+    }
+    mk = make_machine(s, kinds, i);
+    snprintf(label, sizeof label, " on %s cores", xray_kinds_name(kinds, i));
+    more[i] = run_probes(s, mk, scratch, rc);
+    xray_machine_free(mk);
+  }
+  /* Kind 1 is the report itself when every kind is measured: its
+   * values are copied before anything else is added to it. */
+  for (i = 0; n > 1 && !s->kind && i < n; i++)
+    if (more[i] && xray_report_add_kind(rep, more[i], i) != 0) {
+      fprintf(stderr, "%s: too many values to report every kind of core\n", prog);
+      *rc = 1;
+    }
+  if (n > 1 && xray_report_add_kinds(rep, kinds) != 0)
+    *rc = 1;
+  for (i = 0; i < n && i < 8; i++)
+    if (more[i] != rep)
+      xray_report_free(more[i]);
+  progress_kind = "";
+  return rep;
+}
+
 int
 main(int argc, char **argv)
 {
   struct settings s = {
-    XRAY_FORMAT_TEXT, "-", NULL,     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+    XRAY_FORMAT_TEXT, "-", NULL,     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
     XRAY_KERNEL_AUTO, 2.0, { NULL }, 0
   };
   static struct xray_cli_owned own[16]; /* each probe's values in the report */
@@ -579,6 +507,8 @@ main(int argc, char **argv)
   xray_report *rep = NULL;
   static char rpath[3][4096];   /* a recording's files */
   xray_machine *m;
+  xray_kinds *kinds;
+  size_t first;
   int rc = 0;
 
 #ifdef XRAY__WITH_ICSIM
@@ -590,8 +520,7 @@ main(int argc, char **argv)
   /* Hardware events: a command of its own, in the engine too (for
    * AX_XRAY_EVENTS); its kernels' temporaries go as the probes' do. */
   if (argc > 1 && strcmp(argv[1], "counters") == 0) {
-    catch_signals();
-    atexit(remove_temps);
+    xray_cli_out_guard();
     return xray_cli_counters(argc - 1, argv + 1, prog);
   }
   parse_args(argc, argv, &s);
@@ -599,19 +528,18 @@ main(int argc, char **argv)
 
   /* Every output is opened before anything is measured, so that a path
    * that cannot be written costs no measuring. */
-  catch_signals();
-  atexit(remove_temps);
+  xray_cli_out_guard();
   if (s.record) {
     snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", s.record);
     snprintf(rpath[1], sizeof rpath[1], "%s/machine", s.record);
     snprintf(rpath[2], sizeof rpath[2], "%s/cpuinfo", s.record);
     s.trace = rpath[0];
-    out_open(&outs[2], rpath[1]);
-    out_open(&outs[3], rpath[2]);
+    xray_cli_out_open(XRAY_CLI_OUT_MACHINE, rpath[1]);
+    xray_cli_out_open(XRAY_CLI_OUT_CPUINFO, rpath[2]);
   }
   if (s.trace)
-    out_open(&outs[1], s.trace);
-  out_open(&outs[0], s.output);
+    xray_cli_out_open(XRAY_CLI_OUT_TRACE, s.trace);
+  xray_cli_out_open(XRAY_CLI_OUT_RESULTS, s.output);
 
   /* A plot reads the points back: they go to a file of its own, and on
    * to the trace where one is asked for too. */
@@ -619,22 +547,26 @@ main(int argc, char **argv)
     fprintf(stderr, "%s: --plot: cannot make a temporary file: %s\n", prog, strerror(errno));
     exit(1);
   }
-  m = make_machine(&s);
+  kinds = find_kinds(&s);
+  first = s.kind ? (size_t) s.kind - 1 : 0;
+  m = make_machine(&s, kinds, first);
   if (plotf || s.trace)
-    xray_machine_set_trace(m, plotf ? plotf : outs[1].f);
-  rep = run_probes(&s, m, own, &rc);
+    xray_machine_set_trace(m, plotf ? plotf : xray_cli_out_file(XRAY_CLI_OUT_TRACE));
+  rep = measure_kinds(&s, kinds, m, own, &rc);
   if (s.record
-      && (xray_record_machine(outs[2].f, m, rep)
-          || (s.simulate ? fprintf(outs[3].f, "model name\t: simulated: %s\n", s.simulate) < 0
-                         : xray_record_cpuinfo(outs[3].f))))
+      && (xray_record_machine(xray_cli_out_file(XRAY_CLI_OUT_MACHINE), m, rep)
+          || (s.simulate ? fprintf(xray_cli_out_file(XRAY_CLI_OUT_CPUINFO), "model name\t: simulated: %s\n", s.simulate) < 0
+                         : xray_record_cpuinfo(xray_cli_out_file(XRAY_CLI_OUT_CPUINFO)))))
     rc = 1;
   xray_machine_free(m);
   if (plotf && s.trace)
-    copy_points(plotf, outs[1].f);
+    copy_points(plotf, xray_cli_out_file(XRAY_CLI_OUT_TRACE));
 
-  xray_report_write(rep, outs[0].f, s.fmt);
-  if (out_commit(&outs[2], rpath[1]) | out_commit(&outs[3], rpath[2])
-      | out_commit(&outs[1], s.trace ? s.trace : "") | out_commit(&outs[0], s.output))
+  xray_report_write(rep, xray_cli_out_file(XRAY_CLI_OUT_RESULTS), s.fmt);
+  if (xray_cli_out_commit(XRAY_CLI_OUT_MACHINE, rpath[1])
+      | xray_cli_out_commit(XRAY_CLI_OUT_CPUINFO, rpath[2])
+      | xray_cli_out_commit(XRAY_CLI_OUT_TRACE, s.trace ? s.trace : "")
+      | xray_cli_out_commit(XRAY_CLI_OUT_RESULTS, s.output))
     rc = 1;
     /* The plots come last: the results are safe whatever happens to them. */
 #ifdef XRAY__HAVE_CAIRO
@@ -646,5 +578,6 @@ main(int argc, char **argv)
   }
 #endif
   xray_report_free(rep);
+  xray_kinds_free(kinds);
   return rc;
 }

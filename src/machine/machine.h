@@ -229,6 +229,31 @@ int xray__os_read(const char *name, double *v, char *src, size_t srclen);
 /* machine/os.c: the CPUs this process may use (its affinity mask), at
  * most max of them in cpu[]; how many there are. */
 int xray__affinity(int *cpu, int max);
+/* machine/os-kinds.c: this thread (and the threads it starts) may run on
+ * the n CPUs of cpu[] only; 0, or -1. */
+int xray__bind(const int *cpu, int n);
+/* machine/os.c, for the OS readers: the recorded tree's root
+ * (XRAY_FSROOT), or NULL for the live system; the first line of a /sys or
+ * /proc file under it, without its newline and trailing blanks (0, or
+ * -1); the CPUs of a sysfs CPU list file ("0-3,8,10-11"), at most max of
+ * them in cpu[], how many it names (or -1). */
+const char *xray__os_root(void);
+int xray__os_line(const char *path, char *buf, size_t len);
+int xray__os_cpu_list(const char *path, int *cpu, int max);
+
+/* A kind of core (performance, efficiency) and its CPUs. */
+#define XRAY__KIND_CPUS 1024
+#define XRAY__KINDS_MAX 8
+struct xray__kind {
+  char name[32];
+  int cpu[XRAY__KIND_CPUS], ncpu;
+};
+/* machine/os-kinds.c: the kinds of core the OS tells apart, the fastest first
+ * (hwloc's cpukinds, Intel's cpu_core and cpu_atom PMUs, Arm's
+ * cpu_capacity), each with the CPUs of it this process may use; how many,
+ * at most max, with where they came from in src.  1 (and nothing in k)
+ * where the OS tells no kinds apart. */
+int xray__os_kinds(struct xray__kind *k, int max, char *src, size_t srclen);
 
 /* machine/params.c: the table of every value xray reports.  A family's name
  * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */

@@ -52,8 +52,8 @@ xray__affinity(int *cpu, int max)
 #endif
 
 /* The recorded tree's root, or NULL for the live system. */
-static const char *
-fsroot(void)
+const char *
+xray__os_root(void)
 {
   const char *r = getenv("XRAY_FSROOT");
 
@@ -65,7 +65,7 @@ static FILE *
 os_open(const char *path)
 {
   char full[4096];
-  const char *r = fsroot();
+  const char *r = xray__os_root();
 
   if (!r)
     return fopen(path, "r");
@@ -76,8 +76,8 @@ os_open(const char *path)
 
 /* The first line of /sys or /proc file path under the root, without its
  * newline and trailing blanks; 0, or -1 if there is none. */
-static int
-os_line(const char *path, char *buf, size_t len)
+int
+xray__os_line(const char *path, char *buf, size_t len)
 {
   FILE *f = os_open(path);
   size_t n;
@@ -106,30 +106,41 @@ cache_dir(int cpu, int level, const char *type, char *dir, size_t len)
   for (i = 0; i < 16; i++) {
     snprintf(dir, len, "/sys/devices/system/cpu/cpu%d/cache/index%d", cpu, i);
     snprintf(path, sizeof path, "%s/level", dir);
-    if (os_line(path, buf, sizeof buf))
+    if (xray__os_line(path, buf, sizeof buf))
       break;
     if (atoi(buf) != level)
       continue;
     snprintf(path, sizeof path, "%s/type", dir);
-    if (os_line(path, buf, sizeof buf) == 0 && strcmp(buf, type) == 0)
+    if (xray__os_line(path, buf, sizeof buf) == 0 && strcmp(buf, type) == 0)
       return 0;
   }
   return -1;
 }
 
+/* The CPU whose caches the OS view describes: the first this thread may
+ * run on (on a machine of several kinds of core, xray binds it to the kind
+ * it measures), cpu0 in a recorded tree. */
+static int
+view_cpu(void)
+{
+  int cpu[1];
+
+  return !xray__os_root() && xray__affinity(cpu, 1) > 0 ? cpu[0] : 0;
+}
+
 /* A field ("size", "ways_of_associativity", "coherency_line_size") of
- * cpu0's cache of this level and type from /sys, in bytes for sizes, or
- * -1. */
+ * the viewed CPU's cache of this level and type from /sys, in bytes for
+ * sizes, or -1. */
 static double
 sysfs_cache(int level, const char *type, const char *field)
 {
   char dir[128], path[192], buf[64], *end;
   double v;
 
-  if (cache_dir(0, level, type, dir, sizeof dir))
+  if (cache_dir(view_cpu(), level, type, dir, sizeof dir))
     return -1;
   snprintf(path, sizeof path, "%s/%s", dir, field);
-  if (os_line(path, buf, sizeof buf))
+  if (xray__os_line(path, buf, sizeof buf))
     return -1;
   v = strtod(buf, &end);
   if (*end == 'K')
@@ -145,15 +156,19 @@ static double
 hwloc_l1i(int field)
 {
   hwloc_topology_t t;
-  hwloc_obj_t o;
+  hwloc_obj_t o = NULL;
   double v = -1;
 
   if (hwloc_topology_init(&t))
     return -1;
   /* hwloc leaves instruction caches out unless asked. */
   hwloc_topology_set_icache_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (hwloc_topology_load(t) == 0 && (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, NULL))
-      && o->attr)
+  /* The L1I of the viewed CPU. */
+  if (hwloc_topology_load(t) == 0)
+    for (o = NULL; (o = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_L1ICACHE, o));)
+      if (!o->cpuset || hwloc_bitmap_isset(o->cpuset, (unsigned) view_cpu()))
+        break;
+  if (o && o->attr)
     v = field == 0   ? (double) o->attr->cache.size
         : field == 1 ? (double) o->attr->cache.associativity
                      : (double) o->attr->cache.linesize;
@@ -232,13 +247,13 @@ cpuinfo(const char *key, const char *word)
  * the OS's view of what xray's cores probe can see. */
 /* The CPUs of a sysfs CPU list ("0-3,8,10-11") in the tree, at most max
  * of them in cpu[]; how many it names, or -1. */
-static int
-cpu_list(const char *path, int *cpu, int max)
+int
+xray__os_cpu_list(const char *path, int *cpu, int max)
 {
   char buf[4096], *p = buf, *end;
   int n = 0;
 
-  if (os_line(path, buf, sizeof buf))
+  if (xray__os_line(path, buf, sizeof buf))
     return -1;
   while (*p) {
     long a = strtol(p, &end, 10), b = a;
@@ -265,7 +280,7 @@ cpu_list(const char *path, int *cpu, int max)
 static int
 online_cpus(int *cpu, int max)
 {
-  return cpu_list("/sys/devices/system/cpu/online", cpu, max);
+  return xray__os_cpu_list("/sys/devices/system/cpu/online", cpu, max);
 }
 
 /* XRAY_L<n>_SHARED_BY: the usable CPUs in the shared_cpu_list of the
@@ -275,12 +290,12 @@ sysfs_shared_by(int level, double *v)
 {
   static int cpu[4096], with[4096];
   char dir[128], path[192];
-  int n = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), k, j, nw, count = 0;
+  int n = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), k, j, nw, count = 0;
 
   if (n < 1 || cache_dir(cpu[0], level, "Unified", dir, sizeof dir))
     return -1;
   snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
-  if ((nw = cpu_list(path, with, 4096)) < 1)
+  if ((nw = xray__os_cpu_list(path, with, 4096)) < 1)
     return -1;
   for (k = 0; k < nw && k < 4096; k++)
     for (j = 0; j < n && j < 4096; j++)
@@ -295,17 +310,17 @@ sysfs_cores(double *cores, double *smt)
   char path[128], buf[64];
   static int cpu[4096];
   long seen[1024][3];
-  int ncpu = fsroot() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
+  int ncpu = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
 
   for (k = 0; k < (ncpu > 4096 ? 4096 : ncpu); k++) {
     long pkg, core;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu[k]);
-    if (os_line(path, buf, sizeof buf))
+    if (xray__os_line(path, buf, sizeof buf))
       continue;
     core = atol(buf);
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
              cpu[k]);
-    pkg = os_line(path, buf, sizeof buf) ? 0 : atol(buf);
+    pkg = xray__os_line(path, buf, sizeof buf) ? 0 : atol(buf);
     for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
       ;
     if (i == n && n < 1024) {
@@ -332,7 +347,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
 
   if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
     char buf[64];
-    if (os_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0
+    if (xray__os_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0
         && atof(buf) > 0) {
       *v = atof(buf) / 1000;
       snprintf(src, srclen, "cpufreq max");
@@ -349,17 +364,17 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
     }
   } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
     int cpu[1];
-    long n = fsroot() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = xray__os_root() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
     if (n > 0) {
       *v = (double) n;
-      snprintf(src, srclen, fsroot() ? "sysfs (online)" : "sysconf (online)");
+      snprintf(src, srclen, xray__os_root() ? "sysfs (online)" : "sysconf (online)");
       return 0;
     }
   } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
 #ifdef XRAY__HAVE_HWLOC
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
-    if (mine && in && !fsroot() && hwloc_topology_init(&t) == 0) {
+    if (mine && in && !xray__os_root() && hwloc_topology_init(&t) == 0) {
       /* Cores with a PU this process may use, and the most such PUs of one. */
       int ok =
           hwloc_topology_load(t) == 0 && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
@@ -478,7 +493,7 @@ l1i_read(const char *name, int live, double *v, char *src, size_t srclen)
 int
 xray__os_read(const char *name, double *v, char *src, size_t srclen)
 {
-  int live = !fsroot();
+  int live = !xray__os_root();
 
   if (l1i_read(name, live, v, src, srclen) == 0)
     return 0;

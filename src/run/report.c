@@ -178,6 +178,12 @@ xray_value_disagrees(const xray_value *v)
 }
 
 const char *
+xray_value_text(const xray_value *v)
+{
+  return v->source != XRAY_SOURCE_UNKNOWN && v->text[0] ? v->text : NULL;
+}
+
+const char *
 xray_value_method(const xray_value *v)
 {
   return v->method;
@@ -209,12 +215,25 @@ xray_format_parse(const char *s, xray_format *f)
   return -1;
 }
 
+static void num(FILE *f, double x);
+
 /* A value with a number: every format prints it as one (no NaN or
  * infinity, which JSON and C lack). */
 static int
 known(const xray_value *v)
 {
   return v->source != XRAY_SOURCE_UNKNOWN && isfinite(v->value);
+}
+
+/* A name's characters are letters, digits and "._-," (the OS's names are
+ * made so), which no format quotes further. */
+static void
+value_out(FILE *f, const xray_value *v, const char *quote)
+{
+  if (v->text[0])
+    fprintf(f, "%s%s%s", quote, v->text, quote);
+  else
+    num(f, v->value);
 }
 
 static void
@@ -282,7 +301,9 @@ write_json(const xray_report *r, FILE *f)
     fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
     xray__json_string(f, v->name);
     fprintf(f, ", \"value\": ");
-    if (known(v))
+    if (known(v) && v->text[0])
+      xray__json_string(f, v->text);
+    else if (known(v))
       num(f, v->value);
     else
       fprintf(f, "null");
@@ -335,8 +356,9 @@ write_text(const xray_report *r, FILE *f)
     const xray_value *v = &r->v[i];
     fprintf(f, "%-22s ", v->name);
     if (known(v)) {
-      num(f, v->value);
-      fprintf(f, " %s", v->unit);
+      value_out(f, v, "");
+      if (!v->text[0])
+        fprintf(f, " %s", v->unit);
       if (!isnan(v->ns))
         fprintf(f, " (%.1f ns)", v->ns);
       if (!isnan(v->gbs))
@@ -375,7 +397,7 @@ write_shell(const xray_report *r, FILE *f)
       if (v->source != XRAY_SOURCE_MEASURED)
         fprintf(f, "# %s from: %s\n", v->name, source_names[v->source]);
       fprintf(f, "%s=", v->name);
-      num(f, v->value);
+      value_out(f, v, "'");
       fprintf(f, "\n");
     } else {
       fprintf(f, "# %s unknown: ", v->name);
@@ -398,7 +420,7 @@ write_header(const xray_report *r, FILE *f)
     fprintf(f, "\n/* %s, %s (%s) */\n", v->desc, v->unit, source_names[v->source]);
     if (known(v)) {
       fprintf(f, "#define %s ", v->name);
-      num(f, v->value);
+      value_out(f, v, "\"");
       fprintf(f, "\n");
     } else
       fprintf(f, "/* #undef %s */\n", v->name);

@@ -32,9 +32,12 @@ struct xray_value {
   int effective; /* a shared level: what this process gets */
   int moot; /* unknown because this machine has nothing to measure (one
              * CPU to share with): the probe did not fail for it */
+  char text[160]; /* a value that is a name, not a number (a core kind's) */
 };
 
-#define XRAY__REPORT_MAX 256
+/* Every value of a full run for each of a few kinds of core, and the
+ * default kind's again. */
+#define XRAY__REPORT_MAX 1024
 
 struct xray_report {
   size_t n;

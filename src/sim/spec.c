@@ -53,6 +53,11 @@
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
  *   spikes=PERCENT                chance of an isolated 1.5-6x spike (default 2)
  *   seed=N                        noise seed
+ *   kind=NAME                     the name of this kind of core, in a hybrid
+ *                                 machine's spec: machines separated by ';',
+ *                                 one a kind, the fastest first (run/kinds.c);
+ *                                 a machine measured without kinds is the
+ *                                 first
  * SIZE takes K and M suffixes (powers of 1024).  Arenas of large pages use
  * 2 MB TLB entries; the others use tlb1's PAGE. */
 #include "sim.h"
@@ -454,6 +459,16 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
     return parse_percent(eq, "spikes", &m->spikes, err, errlen);
   if (strcmp(item, "seed") == 0)
     return parse_seed(m, eq, err, errlen);
+  if (strcmp(item, "kind") == 0) {
+    /* A kind of core's name (run/kinds.c reads it): it goes into shell
+     * assignments and C strings as it is. */
+    if (!*eq || strlen(eq) > 31 || strspn(eq, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789._-") != strlen(eq)) {
+      snprintf(err, errlen, "kind=%s: a name of 1 to 31 letters, digits, '.', '_' or '-'", eq);
+      return -1;
+    }
+    return 0;
+  }
   if ((r = parse_structure(m, item, eq, err, errlen)) <= 0
       || (r = parse_memory(m, item, eq, err, errlen)) <= 0)
     return r;
@@ -477,7 +492,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
            "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
            "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
            "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
-           "noise, spikes, seed)",
+           "noise, spikes, seed, kind)",
            item);
   return -1;
 }
@@ -492,6 +507,8 @@ xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen)
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  /* A hybrid machine's spec: the first kind. */
+  buf[strcspn(buf, ";")] = 0;
   for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
     if (!(eq = strchr(item, '='))) {
       snprintf(err, errlen, "'%s': expected LEVEL=VALUE, e.g. l1i=32K:8:64", item);

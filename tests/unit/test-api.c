@@ -37,8 +37,8 @@ main(void)
   xray_machine *m;
   size_t i;
 
-  tap_plan(11);
-  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 4,
+  tap_plan(14);
+  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 5,
          "library %s, header %s, API version %d", xray_version(), XRAY_VERSION, XRAY_API_VERSION);
   for (i = 0; xray_probe_at(i); i++)
     ;
@@ -75,5 +75,46 @@ main(void)
   tap_ok(r && xray_report_count(r) == 0 && xray_report_write(r, stdout, XRAY_FORMAT_SHELL) == 0,
          "a new report is empty and writes nothing but its header");
   xray_report_free(r);
+
+  /* Kinds of core: a simulated machine of two, each measured on its own
+   * machine, their values added with their suffixes and their names as
+   * text values. */
+  {
+    xray_kinds *k = xray_kinds_find("kind=big,cpus=2,l1d=48K:12:64;kind=little,cpus=4,l1d=32K:8:64",
+                                    err, sizeof err);
+    xray_report *all = xray_report_new(), *one = xray_report_new();
+    const xray_value *a, *b, *name;
+    tap_ok(k && xray_kinds_count(k) == 2 && strcmp(xray_kinds_name(k, 1), "little") == 0
+               && strcmp(xray_kinds_cpus(k, 1), "2-5") == 0 && xray_kinds_name(k, 2) == NULL,
+           "two kinds: %s on %s, %s on %s", k ? xray_kinds_name(k, 0) : err,
+           k ? xray_kinds_cpus(k, 0) : "", k ? xray_kinds_name(k, 1) : "",
+           k ? xray_kinds_cpus(k, 1) : "");
+    for (i = 0; k && all && one && i < 2; i++) {
+      xray_machine *km = xray_kinds_machine(k, i, err, sizeof err);
+      xray_report *rep = i ? one : all;
+      if (km)
+        xray_probe_run(xray_probe_find("dcache"), km, rep);
+      xray_machine_free(km);
+    }
+    if (k && all && one) {
+      xray_report_add_kind(all, all, 0);
+      xray_report_add_kind(all, one, 1);
+      xray_report_add_kinds(all, k);
+    }
+    a = all ? xray_report_get(all, "XRAY_L1D_SIZE_KIND1") : NULL;
+    b = all ? xray_report_get(all, "XRAY_L1D_SIZE_KIND2") : NULL;
+    tap_ok(a && b && xray_value_number(a) == 49152 && xray_value_number(b) == 32768
+               && xray_value_text(a) == NULL,
+           "each kind's L1D under its suffix: %g and %g", a ? xray_value_number(a) : -1,
+           b ? xray_value_number(b) : -1);
+    name = all ? xray_report_get(all, "XRAY_KIND2_NAME") : NULL;
+    tap_ok(name && xray_value_text(name) && strcmp(xray_value_text(name), "little") == 0
+               && xray_value_source(name) == XRAY_SOURCE_OS,
+           "kind 2's name is the text value '%s', from the OS",
+           name && xray_value_text(name) ? xray_value_text(name) : "");
+    xray_report_free(all);
+    xray_report_free(one);
+    xray_kinds_free(k);
+  }
   return tap_done();
 }

@@ -85,6 +85,27 @@ remove_online_tree(const char *dir)
   }
 }
 
+/* The core kinds of tree (XRAY_FSROOT), against want: "name:cpus;..."
+ * with the fastest first, or "" for one kind. */
+static void
+check_kinds(const char *root, const char *tree, const char *want)
+{
+  struct xray__kind k[XRAY__KINDS_MAX];
+  char got[512] = "", src[64] = "";
+  size_t at = 0;
+  int n, i, j;
+
+  setenv("XRAY_FSROOT", root, 1);
+  n = xray__os_kinds(k, XRAY__KINDS_MAX, src, sizeof src);
+  for (i = 0; n > 1 && i < n; i++) {
+    at += (size_t) snprintf(got + at, sizeof got - at, "%s%s:", i ? ";" : "", k[i].name);
+    for (j = 0; j < k[i].ncpu && at < sizeof got - 8; j++)
+      at += (size_t) snprintf(got + at, sizeof got - at, "%s%d", j ? "," : "", k[i].cpu[j]);
+  }
+  tap_ok(strcmp(got, want) == 0, "%s: core kinds '%s' (got '%s'%s%s)", tree, want, got,
+         n > 1 ? " from " : "", n > 1 ? src : "");
+}
+
 int
 main(void)
 {
@@ -146,7 +167,8 @@ main(void)
   x86 = 1;
 #endif
   tap_plan((int) (sizeof zen4 / sizeof *zen4 + sizeof zen5 / sizeof *zen5 + sizeof smt / sizeof *smt
-                  + 2 + sizeof none / sizeof *none + 1 + sizeof bad_lists / sizeof *bad_lists + 1));
+                  + 2 + sizeof none / sizeof *none + 1 + sizeof bad_lists / sizeof *bad_lists + 1
+                  + 4));
   if (!top)
     top = ".";
 #define TREE(name, w)                                                                              \
@@ -180,6 +202,16 @@ main(void)
       remove_online_tree(dir);
     } else
       tap_ok(0, "a temporary tree: %s", strerror(errno));
+  /* Core kinds: Intel's PMUs, Arm's capacities, and one kind where the
+   * tree tells none apart. */
+  snprintf(root, sizeof root, "%s/tests/data/fsroot/intel-hybrid", top);
+  check_kinds(root, "intel-hybrid", "core:0,1,2,3,4,5,6,7;atom:8,9,10,11,12,13,14,15");
+  snprintf(root, sizeof root, "%s/tests/data/fsroot/arm-dynamiq", top);
+  check_kinds(root, "arm-dynamiq", "capacity1024:7;capacity871:4,5,6;capacity446:0,1,2,3");
+  snprintf(root, sizeof root, "%s/tests/data/fsroot/zen4-genoa", top);
+  check_kinds(root, "zen4-genoa", "");
+  snprintf(root, sizeof root, "%s/tests/data/fsroot/smt-reordered", top);
+  check_kinds(root, "smt-reordered", "");
   /* Unset, the live system answers again: its page size from sysconf. */
   unsetenv("XRAY_FSROOT");
   {

@@ -1,0 +1,282 @@
+/* Machines of more than one kind of core (performance and efficiency
+ * cores): which kinds the OS tells apart, a machine to measure each on,
+ * and each kind's values beside the default kind's in one report.
+ *
+ * On this machine a kind is measured by binding the measuring thread, and
+ * every thread it starts, to that kind's CPUs: single-threaded probes run
+ * on a CPU of the kind, and probes of every core at once (cores,
+ * bandwidth, sharing) on all of its cores.  A simulated hybrid machine is
+ * a spec of several machines separated by ';', one a kind, each naming
+ * itself with kind=NAME; its CPUs are numbered on from kind to kind.
+ * Kinds come fastest first, and the first is the default: compute-bound
+ * code, what these values size, is what schedulers place on the fastest
+ * cores. */
+#include "xray-internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct xray_kinds {
+  size_t n;
+  int simulated;
+  char source[48];
+  struct xray__kind k[XRAY__KINDS_MAX];
+  char *spec[XRAY__KINDS_MAX]; /* simulated: each kind's machine */
+  char cpus[XRAY__KINDS_MAX][160]; /* the CPU list, as sysfs writes one */
+  int *mask, nmask; /* the binding to restore (this machine) */
+};
+
+/* cpu[0..n) as a list "0-3,8,10-11" into buf, shortened with "..." where
+ * it does not fit. */
+static void
+cpu_list_text(const int *cpu, int n, char *buf, size_t len)
+{
+  size_t at = 0;
+  int i = 0;
+
+  buf[0] = 0;
+  while (i < n) {
+    int j = i;
+    char part[32];
+    while (j + 1 < n && cpu[j + 1] == cpu[j] + 1)
+      j++;
+    if (j > i)
+      snprintf(part, sizeof part, "%s%d-%d", at ? "," : "", cpu[i], cpu[j]);
+    else
+      snprintf(part, sizeof part, "%s%d", at ? "," : "", cpu[i]);
+    if (at + strlen(part) + 4 >= len) {
+      strcpy(buf + at, "...");
+      return;
+    }
+    strcpy(buf + at, part);
+    at += strlen(part);
+    i = j + 1;
+  }
+}
+
+/* The kind=NAME item of a simulated kind's spec into name, or "" if it
+ * has none. */
+static void
+spec_kind_name(const char *spec, char *name, size_t len)
+{
+  const char *p = spec;
+
+  name[0] = 0;
+  while (p && *p) {
+    if (strncmp(p, "kind=", 5) == 0) {
+      snprintf(name, len, "%.*s", (int) strcspn(p + 5, ","), p + 5);
+      return;
+    }
+    p = strchr(p, ',');
+    p = p ? p + 1 : NULL;
+  }
+}
+
+/* The simulated kinds of spec: one a ';'-separated part; each part is
+ * checked as a machine of its own, so that a bad one is named. */
+static int
+find_simulated(xray_kinds *k, const char *spec, char *err, size_t errlen)
+{
+  const char *p = spec;
+  int next = 0;
+
+  k->simulated = 1;
+  snprintf(k->source, sizeof k->source, "simulated");
+  for (;;) {
+    size_t len = strcspn(p, ";");
+    xray_machine *m;
+    char e[400];
+    int ncpu, c;
+    if (k->n == XRAY__KINDS_MAX) {
+      snprintf(err, errlen, "more than %d kinds of core", XRAY__KINDS_MAX);
+      return -1;
+    }
+    if (!(k->spec[k->n] = malloc(len + 1))) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    memcpy(k->spec[k->n], p, len);
+    k->spec[k->n][len] = 0;
+    e[0] = 0;
+    if (!(m = xray_machine_simulated(k->spec[k->n], e, sizeof e))) {
+      snprintf(err, errlen, "kind %zu ('%s'): %s", k->n + 1, k->spec[k->n], e);
+      return -1;
+    }
+    ncpu = m->ops->cpus ? m->ops->cpus(m, NULL, 0) : 1;
+    xray_machine_free(m);
+    spec_kind_name(k->spec[k->n], k->k[k->n].name, sizeof k->k[k->n].name);
+    if (!k->k[k->n].name[0])
+      snprintf(k->k[k->n].name, sizeof k->k[k->n].name, "kind%zu", k->n + 1);
+    for (c = 0; c < ncpu && c < XRAY__KIND_CPUS; c++)
+      k->k[k->n].cpu[c] = next + c;
+    k->k[k->n].ncpu = c;
+    next += ncpu;
+    k->n++;
+    if (!p[len])
+      return 0;
+    p += len + 1;
+  }
+}
+
+xray_kinds *
+xray_kinds_find(const char *simulate, char *err, size_t errlen)
+{
+  xray_kinds *k = calloc(1, sizeof *k);
+  size_t i;
+
+  if (!k) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  if (simulate) {
+    if (find_simulated(k, simulate, err, errlen)) {
+      xray_kinds_free(k);
+      return NULL;
+    }
+  } else {
+    k->n = (size_t) xray__os_kinds(k->k, XRAY__KINDS_MAX, k->source, sizeof k->source);
+    if (k->n < 2) {
+      k->n = 1;
+      snprintf(k->k[0].name, sizeof k->k[0].name, "all");
+      k->k[0].ncpu = xray__affinity(k->k[0].cpu, XRAY__KIND_CPUS);
+      if (k->k[0].ncpu > XRAY__KIND_CPUS)
+        k->k[0].ncpu = XRAY__KIND_CPUS;
+      snprintf(k->source, sizeof k->source, "one kind");
+    }
+  }
+  for (i = 0; i < k->n; i++)
+    cpu_list_text(k->k[i].cpu, k->k[i].ncpu, k->cpus[i], sizeof k->cpus[i]);
+  return k;
+}
+
+size_t
+xray_kinds_count(const xray_kinds *k)
+{
+  return k->n;
+}
+
+const char *
+xray_kinds_name(const xray_kinds *k, size_t i)
+{
+  return i < k->n ? k->k[i].name : NULL;
+}
+
+const char *
+xray_kinds_cpus(const xray_kinds *k, size_t i)
+{
+  return i < k->n ? k->cpus[i] : NULL;
+}
+
+const char *
+xray_kinds_source(const xray_kinds *k)
+{
+  return k->source;
+}
+
+xray_machine *
+xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen)
+{
+  if (i >= k->n) {
+    snprintf(err, errlen, "there is no kind %zu (the machine has %zu)", i + 1, k->n);
+    return NULL;
+  }
+  if (k->simulated)
+    return xray_machine_simulated(k->spec[i], err, errlen);
+  if (k->n > 1) {
+    /* The binding the caller had comes back with xray_kinds_free. */
+    if (!k->mask) {
+      if (!(k->mask = malloc(XRAY__KIND_CPUS * sizeof *k->mask))) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+      }
+      k->nmask = xray__affinity(k->mask, XRAY__KIND_CPUS);
+    }
+    if (xray__bind(k->k[i].cpu, k->k[i].ncpu)) {
+      snprintf(err, errlen, "cannot bind to the CPUs of kind %zu (%s: %s)", i + 1, k->k[i].name,
+               k->cpus[i]);
+      return NULL;
+    }
+  }
+  return xray_machine_real(err, errlen);
+}
+
+void
+xray_kinds_free(xray_kinds *k)
+{
+  size_t i;
+
+  if (!k)
+    return;
+  if (k->mask && k->nmask > 0)
+    xray__bind(k->mask, k->nmask < XRAY__KIND_CPUS ? k->nmask : XRAY__KIND_CPUS);
+  free(k->mask);
+  for (i = 0; i < XRAY__KINDS_MAX; i++)
+    free(k->spec[i]);
+  free(k);
+}
+
+/* --- the kinds in a report ---------------------------------------------- */
+
+static int
+add_text(xray_report *r, const char *name, const char *desc, const char *text,
+         const char *source)
+{
+  xray_value *v = xray__report_add(r, name, desc, "name");
+
+  if (!v)
+    return -1;
+  v->source = XRAY_SOURCE_OS;
+  v->value = 0;
+  snprintf(v->text, sizeof v->text, "%s", text);
+  snprintf(v->method, sizeof v->method, "the OS's core kinds: %s", source);
+  return 0;
+}
+
+int
+xray_report_add_kinds(xray_report *r, const xray_kinds *k)
+{
+  char name[48], desc[96];
+  xray_value *v = xray__report_add(r, "XRAY_CPU_KINDS", "kinds of core, the fastest first",
+                                   "kinds");
+  size_t i;
+
+  if (!v)
+    return -1;
+  v->source = XRAY_SOURCE_OS;
+  v->value = v->exact = (double) k->n;
+  snprintf(v->method, sizeof v->method, "the OS's core kinds: %s; XRAY_..._KIND<n> are kind "
+           "n's values, the names without a suffix kind 1's", k->source);
+  for (i = 0; i < k->n; i++) {
+    snprintf(name, sizeof name, "XRAY_KIND%zu_NAME", i + 1);
+    snprintf(desc, sizeof desc, "name of core kind %zu", i + 1);
+    if (add_text(r, name, desc, k->k[i].name, k->source))
+      return -1;
+    snprintf(name, sizeof name, "XRAY_KIND%zu_CPUS", i + 1);
+    snprintf(desc, sizeof desc, "CPUs of core kind %zu", i + 1);
+    if (add_text(r, name, desc, k->cpus[i], k->source))
+      return -1;
+  }
+  return 0;
+}
+
+int
+xray_report_add_kind(xray_report *r, const xray_report *from, size_t i)
+{
+  size_t j, n = from->n; /* from may be r itself */
+
+  for (j = 0; j < n; j++) {
+    xray_value *v;
+    char name[48], desc[96];
+    if (snprintf(name, sizeof name, "%s_KIND%zu", from->v[j].name, i + 1) >= (int) sizeof name)
+      return -1;
+    snprintf(desc, sizeof desc, "%s (kind %zu)", from->v[j].desc, i + 1);
+    if (!(v = xray__report_add(r, name, desc, from->v[j].unit)))
+      return -1;
+    *v = from->v[j];
+    memcpy(v->name, name, sizeof v->name);
+    memcpy(v->desc, desc, sizeof v->desc);
+  }
+  if (from != r)
+    r->seconds += from->seconds;
+  return 0;
+}
