@@ -334,8 +334,8 @@ levels_in_doubt(xray_machine *m, xray_report *r)
   double os;
 
   return v && v->source == XRAY_SOURCE_MEASURED
-         && (v->unconfirmed
-             || (xray__os_view(m, "XRAY_CACHE_LEVELS", &os, src, sizeof src) == 0 && os != v->value));
+      && (v->unconfirmed
+          || (xray__os_view(m, "XRAY_CACHE_LEVELS", &os, src, sizeof src) == 0 && os != v->value));
 }
 
 /* Memory's latency: the plateau at the end of the scan. */
@@ -368,7 +368,8 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
       if (m->core_hz > 0)
         vmem->ns = lat / m->core_hz * 1e9;
       if (levels_in_doubt(m, r))
-        xray__value_doubt(vmem, "; not confirmed: the number of levels is not, so this "
+        xray__value_doubt(vmem,
+                          "; not confirmed: the number of levels is not, so this "
                           "plateau may be a level's");
     }
   }

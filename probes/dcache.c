@@ -48,7 +48,7 @@ struct dc {
   uint64_t m0; /* the first address's offset: which sets the chain uses */
   uint64_t off[MAX_N + 1];
   uint64_t rng;
-  double hit, miss, theta, low;      /* cycles per load */
+  double hit, miss, theta, low; /* cycles per load */
   int failed;
 };
 

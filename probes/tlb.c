@@ -150,8 +150,7 @@ snap_sets(size_t w, size_t e)
 static int
 ways_disagree(const struct found *f)
 {
-  return f->exact[0] && f->ways && 2 * f->ways <= f->e[0]
-         && snap_sets(f->ways, f->e[0]) != f->e[0];
+  return f->exact[0] && f->ways && 2 * f->ways <= f->e[0] && snap_sets(f->ways, f->e[0]) != f->e[0];
 }
 
 /* The first level's ways, from pages 4096 apart. */
@@ -170,11 +169,12 @@ report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
              2 * f->ways > f->e[0] ? ", more than half the entries: fully associative" : "");
     xray__value_measured(v->a1, (double) (2 * f->ways > f->e[0] ? f->e[0] : f->ways), method);
     if (ways_disagree(f))
-      xray__value_doubt(v->a1, "; not confirmed: %zu entries are not %zu ways times a power "
-                        "of two sets, so one count is short", f->e[0], f->ways);
+      xray__value_doubt(v->a1,
+                        "; not confirmed: %zu entries are not %zu ways times a power "
+                        "of two sets, so one count is short",
+                        f->e[0], f->ways);
   }
 }
-
 
 /* The second level's ways, from pages 4096 apart among pages that keep
  * the first level missing; they must divide its entries. */
@@ -309,8 +309,10 @@ report_entries(struct found *f, struct tvals *v)
     /* A rough count is a guess from the shape of a step, not a second view. */
     (i ? v->e2 : v->e1)->unconfirmed = !f->exact[i] || (i == 1 && f->e1why[0]);
     if (i == 0 && ways_disagree(f))
-      xray__value_doubt(v->e1, "; not confirmed: not its %zu ways times a power of two sets, "
-                        "so one count is short", f->ways);
+      xray__value_doubt(v->e1,
+                        "; not confirmed: not its %zu ways times a power of two sets, "
+                        "so one count is short",
+                        f->ways);
   }
 }
 

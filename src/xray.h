@@ -175,7 +175,7 @@ typedef struct xray_kinds xray_kinds;
 xray_kinds *xray_kinds_find(const char *simulate, char *err, size_t errlen);
 size_t xray_kinds_count(const xray_kinds *k);
 const char *xray_kinds_name(const xray_kinds *k, size_t i);
-const char *xray_kinds_cpus(const xray_kinds *k, size_t i);   /* "0-7,16-23" */
+const char *xray_kinds_cpus(const xray_kinds *k, size_t i); /* "0-7,16-23" */
 const char *xray_kinds_source(const xray_kinds *k);
 xray_machine *xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen);
 void xray_kinds_free(xray_kinds *k);

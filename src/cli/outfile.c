@@ -20,7 +20,7 @@ static const char *prog = "xray";
  * never replaced.  A path that cannot be written is refused before any
  * measuring. */
 struct outfile {
-  char *path, *tmp;             /* the file renamed over (a link's target); NULL: direct */
+  char *path, *tmp; /* the file renamed over (a link's target); NULL: direct */
   FILE *f;
 };
 /* Indexed by enum xray_cli_out (cli.h). */
@@ -51,8 +51,8 @@ static void
 catch_signals(void)
 {
   static const int sigs[] = {
-    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGABRT,
-    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ,
+    SIGHUP,    SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGABRT,
+    SIGSEGV,   SIGBUS, SIGFPE,  SIGILL,  SIGTRAP, SIGSYS,  SIGXCPU, SIGXFSZ,
 #ifdef SIGVTALRM
     SIGVTALRM,
 #endif

@@ -45,7 +45,7 @@ struct args {
 /* One value of one node, as it travels to rank 0. */
 struct val {
   char name[48], unit[16], text[160];
-  double x;      /* NAN: unknown */
+  double x; /* NAN: unknown */
   int confirmed;
   char source[16];
 };
@@ -119,9 +119,9 @@ static void
 parse(int argc, char **argv, int rank, struct args *a)
 {
   static const struct option opts[] = {
-    { "format", required_argument, 0, 'f' }, { "budget", required_argument, 0, 'b' },
+    { "format", required_argument, 0, 'f' },   { "budget", required_argument, 0, 'b' },
     { "simulate", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
-    { "version", no_argument, 0, 'V' },       { 0, 0, 0, 0 }
+    { "version", no_argument, 0, 'V' },        { 0, 0, 0, 0 }
   };
   char *end;
   int c;
@@ -177,8 +177,8 @@ measure(const struct args *a, const char *spec, int *rc, int *len)
   char err[640] = "", *buf = NULL;
   size_t size = 0, i;
   FILE *f = open_memstream(&buf, &size);
-  xray_machine *m = spec ? xray_machine_simulated(spec, err, sizeof err)
-                         : xray_machine_real(err, sizeof err);
+  xray_machine *m =
+      spec ? xray_machine_simulated(spec, err, sizeof err) : xray_machine_real(err, sizeof err);
   xray_report *r = xray_report_new();
 
   need(f);
@@ -452,8 +452,8 @@ report(FILE *f, const struct node *nodes, int nn, int json)
   else {
     fprintf(f, "xray-mpi %s: %d node%s\n", xray_version(), nn, nn > 1 ? "s" : "");
     for (i = 0; i < nn; i++)
-      fprintf(f, "  %-20s rank %d (%d rank%s): %s\n", nodes[i].name, nodes[i].rank,
-              nodes[i].nranks, nodes[i].nranks > 1 ? "s" : "", nodes[i].machine);
+      fprintf(f, "  %-20s rank %d (%d rank%s): %s\n", nodes[i].name, nodes[i].rank, nodes[i].nranks,
+              nodes[i].nranks > 1 ? "s" : "", nodes[i].machine);
     fprintf(f, "\nValues that differ across nodes:\n");
   }
   /* The values in the first node's order: every node ran the same probes. */
@@ -468,9 +468,8 @@ report(FILE *f, const struct node *nodes, int nn, int json)
   if (json)
     fprintf(f, "%s],\n  \"same\": %d\n}\n", ndiff ? "\n  " : "", nsame);
   else
-    fprintf(f, "%s\n%d value%s the same on every node that measured %s.\n",
-            ndiff ? "" : "  none\n", nsame, nsame == 1 ? " is" : "s are",
-            nsame == 1 ? "it" : "them");
+    fprintf(f, "%s\n%d value%s the same on every node that measured %s.\n", ndiff ? "" : "  none\n",
+            nsame, nsame == 1 ? " is" : "s are", nsame == 1 ? "it" : "them");
   free(d.outlier);
 }
 
@@ -479,8 +478,8 @@ report(FILE *f, const struct node *nodes, int nn, int json)
  * writes the report; every rank takes part.  The exit status on rank 0:
  * the worst of every node's, or 1 if the report could not be written. */
 static int
-gather(const struct args *a, int rank, int size, char *mine, int len, const char *host,
-       int hostlen, int leader, int nsize, int rc)
+gather(const struct args *a, int rank, int size, char *mine, int len, const char *host, int hostlen,
+       int leader, int nsize, int rc)
 {
   int pair[2] = { leader, nsize }, *pairs = NULL, *lens = NULL, *offs = NULL, worst = rc;
   int i, total = 0, nn = 0;

@@ -212,18 +212,25 @@ select_probes(int argc, char **argv, struct settings *s)
 static void
 parse_args(int argc, char **argv, struct settings *s)
 {
-  static const struct option opts[] = {
-    { "format", required_argument, 0, 'f' },   { "output", required_argument, 0, 'o' },
-    { "trace", required_argument, 0, 't' },    { "budget", required_argument, 0, 'b' },
-    { "simulate", required_argument, 0, 's' }, { "kernel", required_argument, 0, 'k' },
-    { "cc", required_argument, 0, 'C' },       { "cflags", required_argument, 0, 'F' },
-    { "ops", required_argument, 0, 'O' },      { "types", required_argument, 0, 'T' },
-    { "record", required_argument, 0, 'R' },   { "repeat", required_argument, 0, 'N' },
-    { "replay", required_argument, 0, 'P' },   { "plot", required_argument, 0, 'G' },
-    { "kind", required_argument, 0, 'K' },
-    { "list", no_argument, 0, 'l' },           { "help", no_argument, 0, 'h' },
-    { "version", no_argument, 0, 'V' },        { 0, 0, 0, 0 }
-  };
+  static const struct option opts[] = { { "format", required_argument, 0, 'f' },
+                                        { "output", required_argument, 0, 'o' },
+                                        { "trace", required_argument, 0, 't' },
+                                        { "budget", required_argument, 0, 'b' },
+                                        { "simulate", required_argument, 0, 's' },
+                                        { "kernel", required_argument, 0, 'k' },
+                                        { "cc", required_argument, 0, 'C' },
+                                        { "cflags", required_argument, 0, 'F' },
+                                        { "ops", required_argument, 0, 'O' },
+                                        { "types", required_argument, 0, 'T' },
+                                        { "record", required_argument, 0, 'R' },
+                                        { "repeat", required_argument, 0, 'N' },
+                                        { "replay", required_argument, 0, 'P' },
+                                        { "plot", required_argument, 0, 'G' },
+                                        { "kind", required_argument, 0, 'K' },
+                                        { "list", no_argument, 0, 'l' },
+                                        { "help", no_argument, 0, 'h' },
+                                        { "version", no_argument, 0, 'V' },
+                                        { 0, 0, 0, 0 } };
   size_t i;
   int c;
 
@@ -363,10 +370,10 @@ static xray_machine *
 make_machine(const struct settings *s, xray_kinds *kinds, size_t i)
 {
   char err[640] = "";
-  xray_machine *m = kinds       ? xray_kinds_machine(kinds, i, err, sizeof err)
-                    : s->simulate ? xray_machine_simulated(s->simulate, err, sizeof err)
-                    : s->replay   ? xray_machine_replay(s->replay, err, sizeof err)
-                                  : xray_machine_real(err, sizeof err);
+  xray_machine *m = kinds ? xray_kinds_machine(kinds, i, err, sizeof err)
+      : s->simulate       ? xray_machine_simulated(s->simulate, err, sizeof err)
+      : s->replay         ? xray_machine_replay(s->replay, err, sizeof err)
+                          : xray_machine_real(err, sizeof err);
 
   if (!m) {
     if (s->simulate)
@@ -410,8 +417,8 @@ progress(const char *name, size_t i, size_t n)
   if (!tty)
     return;
   if (name)
-    fprintf(stderr, "\r%s: measuring %s%s (%zu of %zu)...\033[K", prog, name, progress_kind,
-            i + 1, n);
+    fprintf(stderr, "\r%s: measuring %s%s (%zu of %zu)...\033[K", prog, name, progress_kind, i + 1,
+            n);
   else
     fprintf(stderr, "\r\033[K");
 }
@@ -495,6 +502,26 @@ measure_kinds(const struct settings *s, xray_kinds *kinds, xray_machine *m,
   return rep;
 }
 
+/* Every output is opened before anything is measured, so that a path
+ * that cannot be written costs no measuring; a recording's files are
+ * named in rpath. */
+static void
+open_outputs(struct settings *s, char rpath[3][4096])
+{
+  xray_cli_out_guard();
+  if (s->record) {
+    snprintf(rpath[0], 4096, "%s/points.csv", s->record);
+    snprintf(rpath[1], 4096, "%s/machine", s->record);
+    snprintf(rpath[2], 4096, "%s/cpuinfo", s->record);
+    s->trace = rpath[0];
+    xray_cli_out_open(XRAY_CLI_OUT_MACHINE, rpath[1]);
+    xray_cli_out_open(XRAY_CLI_OUT_CPUINFO, rpath[2]);
+  }
+  if (s->trace)
+    xray_cli_out_open(XRAY_CLI_OUT_TRACE, s->trace);
+  xray_cli_out_open(XRAY_CLI_OUT_RESULTS, s->output);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -526,20 +553,7 @@ main(int argc, char **argv)
   parse_args(argc, argv, &s);
   check_args(&s);
 
-  /* Every output is opened before anything is measured, so that a path
-   * that cannot be written costs no measuring. */
-  xray_cli_out_guard();
-  if (s.record) {
-    snprintf(rpath[0], sizeof rpath[0], "%s/points.csv", s.record);
-    snprintf(rpath[1], sizeof rpath[1], "%s/machine", s.record);
-    snprintf(rpath[2], sizeof rpath[2], "%s/cpuinfo", s.record);
-    s.trace = rpath[0];
-    xray_cli_out_open(XRAY_CLI_OUT_MACHINE, rpath[1]);
-    xray_cli_out_open(XRAY_CLI_OUT_CPUINFO, rpath[2]);
-  }
-  if (s.trace)
-    xray_cli_out_open(XRAY_CLI_OUT_TRACE, s.trace);
-  xray_cli_out_open(XRAY_CLI_OUT_RESULTS, s.output);
+  open_outputs(&s, rpath);
 
   /* A plot reads the points back: they go to a file of its own, and on
    * to the trace where one is asked for too. */
@@ -555,7 +569,9 @@ main(int argc, char **argv)
   rep = measure_kinds(&s, kinds, m, own, &rc);
   if (s.record
       && (xray_record_machine(xray_cli_out_file(XRAY_CLI_OUT_MACHINE), m, rep)
-          || (s.simulate ? fprintf(xray_cli_out_file(XRAY_CLI_OUT_CPUINFO), "model name\t: simulated: %s\n", s.simulate) < 0
+          || (s.simulate ? fprintf(xray_cli_out_file(XRAY_CLI_OUT_CPUINFO),
+                                   "model name\t: simulated: %s\n", s.simulate)
+                      < 0
                          : xray_record_cpuinfo(xray_cli_out_file(XRAY_CLI_OUT_CPUINFO)))))
     rc = 1;
   xray_machine_free(m);

@@ -129,9 +129,7 @@ hwloc_kinds(struct xray__kind *k, int max)
     if (!name[0])
       snprintf(name, sizeof name, "efficiency%d", eff);
     k[n].ncpu = 0;
-    hwloc_bitmap_foreach_begin(c, set)
-      if (k[n].ncpu < XRAY__KIND_CPUS)
-        k[n].cpu[k[n].ncpu++] = c;
+    hwloc_bitmap_foreach_begin(c, set) if (k[n].ncpu < XRAY__KIND_CPUS) k[n].cpu[k[n].ncpu++] = c;
     hwloc_bitmap_foreach_end();
     kind_name(&k[n], name);
     n += k[n].ncpu > 0;

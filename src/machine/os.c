@@ -310,7 +310,8 @@ sysfs_cores(double *cores, double *smt)
   char path[128], buf[64];
   static int cpu[4096];
   long seen[1024][3];
-  int ncpu = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0, most = 0;
+  int ncpu = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0,
+      most = 0;
 
   for (k = 0; k < (ncpu > 4096 ? 4096 : ncpu); k++) {
     long pkg, core;

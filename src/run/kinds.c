@@ -218,8 +218,7 @@ xray_kinds_free(xray_kinds *k)
 /* --- the kinds in a report ---------------------------------------------- */
 
 static int
-add_text(xray_report *r, const char *name, const char *desc, const char *text,
-         const char *source)
+add_text(xray_report *r, const char *name, const char *desc, const char *text, const char *source)
 {
   xray_value *v = xray__report_add(r, name, desc, "name");
 
@@ -236,16 +235,18 @@ int
 xray_report_add_kinds(xray_report *r, const xray_kinds *k)
 {
   char name[48], desc[96];
-  xray_value *v = xray__report_add(r, "XRAY_CPU_KINDS", "kinds of core, the fastest first",
-                                   "kinds");
+  xray_value *v =
+      xray__report_add(r, "XRAY_CPU_KINDS", "kinds of core, the fastest first", "kinds");
   size_t i;
 
   if (!v)
     return -1;
   v->source = XRAY_SOURCE_OS;
   v->value = v->exact = (double) k->n;
-  snprintf(v->method, sizeof v->method, "the OS's core kinds: %s; XRAY_..._KIND<n> are kind "
-           "n's values, the names without a suffix kind 1's", k->source);
+  snprintf(v->method, sizeof v->method,
+           "the OS's core kinds: %s; XRAY_..._KIND<n> are kind "
+           "n's values, the names without a suffix kind 1's",
+           k->source);
   for (i = 0; i < k->n; i++) {
     snprintf(name, sizeof name, "XRAY_KIND%zu_NAME", i + 1);
     snprintf(desc, sizeof desc, "name of core kind %zu", i + 1);

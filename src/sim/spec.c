@@ -462,8 +462,11 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   if (strcmp(item, "kind") == 0) {
     /* A kind of core's name (run/kinds.c reads it): it goes into shell
      * assignments and C strings as it is. */
-    if (!*eq || strlen(eq) > 31 || strspn(eq, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789._-") != strlen(eq)) {
+    if (!*eq || strlen(eq) > 31
+        || strspn(eq,
+                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                  "0123456789._-")
+            != strlen(eq)) {
       snprintf(err, errlen, "kind=%s: a name of 1 to 31 letters, digits, '.', '_' or '-'", eq);
       return -1;
     }
