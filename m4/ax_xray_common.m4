@@ -132,9 +132,10 @@ ax_xray_run ()
 ax_xray_kinds ()
 {
   ax_xray_k=1
-  while eval "ax_xray_kv=\$ax_xray_v_$[]1_KIND$ax_xray_k; test -n \"\$ax_xray_kv\""; do
+  while test $ax_xray_k -le "${ax_xray_v_XRAY_CPU_KINDS:-0}"; do
+    eval "ax_xray_kv=\$ax_xray_v_$[]1_KIND$ax_xray_k"
     AS_CASE([" $ax_xray_unconfirmed "], [*" $[]1_KIND$ax_xray_k "*], [],
-      [ax_xray_defs="$ax_xray_defs
+      [test -n "$ax_xray_kv" && ax_xray_defs="$ax_xray_defs
 $[]1_KIND$ax_xray_k|$ax_xray_kv|$[]2 (core kind $ax_xray_k)"])
     AS_CASE([" $ax_xray_kinds_said "], [*" $ax_xray_k "*], [],
       [eval "ax_xray_kn=\$ax_xray_v_XRAY_KIND${ax_xray_k}_NAME"

@@ -99,7 +99,10 @@ find_simulated(xray_kinds *k, const char *spec, char *err, size_t errlen)
     k->spec[k->n][len] = 0;
     e[0] = 0;
     if (!(m = xray_machine_simulated(k->spec[k->n], e, sizeof e))) {
-      snprintf(err, errlen, "kind %zu ('%s'): %s", k->n + 1, k->spec[k->n], e);
+      if (strchr(spec, ';'))
+        snprintf(err, errlen, "kind %zu ('%s'): %s", k->n + 1, k->spec[k->n], e);
+      else
+        snprintf(err, errlen, "%s", e);
       return -1;
     }
     ncpu = m->ops->cpus ? m->ops->cpus(m, NULL, 0) : 1;
