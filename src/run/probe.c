@@ -11,8 +11,8 @@
 /* Measured and OS values further apart than this are flagged. */
 #define DISAGREE_TOLERANCE 0.03
 
-/* The geometry of private caches, of the first-level DTLB, and the
- * number of levels, which the OS reads from the cache topology the
+/* The geometry of private caches, of the first-level DTLB, the number of
+ * levels and the page size, which the OS reads from the cache topology the
  * processor reports (sysfs, hwloc, sysconf, the L1s' CPUID leaf) and gets
  * right where it gives them at all (a hypervisor's invented figures are
  * its second-level TLB and shared-cache ones).  A measurement that disagrees with it is not confirmed, however
@@ -26,7 +26,7 @@ topology_checks(const xray_machine *m, const xray_value *v)
   static const char *const names[] = { "XRAY_L1I_SIZE",     "XRAY_L1I_ASSOC",  "XRAY_L1I_LINE",
                                        "XRAY_L1D_SIZE",     "XRAY_L1D_ASSOC",  "XRAY_L1D_LINE",
                                        "XRAY_DTLB_ENTRIES", "XRAY_DTLB_ASSOC", "XRAY_L2_SIZE",
-                                       "XRAY_CACHE_LEVELS" };
+                                       "XRAY_CACHE_LEVELS", "XRAY_PAGE_SIZE" };
   static const char *const sources[] = { "sysfs", "hwloc", "sysconf", "cpuid" };
   size_t i, j;
 
