@@ -10,7 +10,7 @@
  * With --simulate=SPEC (given once for every rank, or once for each rank
  * in turn) every rank is a node of its own that measures that simulated
  * machine: how make check tests the report on one host. */
-#include "xray.h"
+#include "xray-internal.h" /* xray__json_string */
 
 #include <errno.h>
 #include <getopt.h>
@@ -293,29 +293,13 @@ differ(const struct val *a, const struct val *b)
 }
 
 static void
-json_str(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char) *s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void
 val_out(FILE *f, const struct val *v, int json)
 {
   if (!known(v))
     fputs(json ? "null" : "unknown", f);
   else if (v->text[0]) {
     if (json)
-      json_str(f, v->text);
+      xray__json_string(f, v->text);
     else
       fputs(v->text, f);
   } else
@@ -328,6 +312,7 @@ val_out(FILE *f, const struct val *v, int json)
  * agrees. */
 struct verdict {
   int differs, unknown, *outlier, majority; /* majority: a node of it, or -1 */
+  const struct val **v; /* each node's value of it, found once */
 };
 
 static void
@@ -337,8 +322,10 @@ judge(const struct node *nodes, int nn, const char *name, struct verdict *d)
 
   d->differs = d->unknown = 0;
   d->majority = -1;
+  for (i = 0; i < nn; i++)
+    d->v[i] = find(&nodes[i], name);
   for (i = 0; i < nn; i++) {
-    const struct val *a = find(&nodes[i], name);
+    const struct val *a = d->v[i];
     int agree = 0;
     d->outlier[i] = 0;
     if (!known(a)) {
@@ -346,7 +333,7 @@ judge(const struct node *nodes, int nn, const char *name, struct verdict *d)
       continue;
     }
     for (j = 0; j < nn; j++) {
-      const struct val *b = find(&nodes[j], name);
+      const struct val *b = d->v[j];
       if (known(b)) {
         if (differ(a, b))
           d->differs = 1;
@@ -362,10 +349,8 @@ judge(const struct node *nodes, int nn, const char *name, struct verdict *d)
   /* Outliers only where the majority is one: more than half of the nodes
    * that know the value agree with it. */
   if (d->differs && d->majority >= 0 && 2 * best > nn - d->unknown)
-    for (i = 0; i < nn; i++) {
-      const struct val *a = find(&nodes[i], name);
-      d->outlier[i] = known(a) && differ(a, find(&nodes[d->majority], name));
-    }
+    for (i = 0; i < nn; i++)
+      d->outlier[i] = known(d->v[i]) && differ(d->v[i], d->v[d->majority]);
 }
 
 /* Every node with every value, the opening of the JSON document. */
@@ -375,24 +360,24 @@ json_nodes(FILE *f, const struct node *nodes, int nn)
   int i, k;
 
   fprintf(f, "{\n  \"xray_version\": ");
-  json_str(f, xray_version());
+  xray__json_string(f, xray_version());
   fprintf(f, ",\n  \"nodes\": [");
   for (i = 0; i < nn; i++) {
     fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-    json_str(f, nodes[i].name);
+    xray__json_string(f, nodes[i].name);
     fprintf(f, ", \"rank\": %d, \"ranks\": %d, \"machine\": ", nodes[i].rank, nodes[i].nranks);
-    json_str(f, nodes[i].machine);
+    xray__json_string(f, nodes[i].machine);
     fprintf(f, ",\n     \"values\": {");
     for (k = 0; k < nodes[i].nval; k++) {
       const struct val *v = &nodes[i].v[k];
       fprintf(f, "%s\n       ", k ? "," : "");
-      json_str(f, v->name);
+      xray__json_string(f, v->name);
       fprintf(f, ": {\"value\": ");
       val_out(f, v, 1);
       fprintf(f, ", \"unit\": ");
-      json_str(f, v->unit);
+      xray__json_string(f, v->unit);
       fprintf(f, ", \"source\": ");
-      json_str(f, v->source);
+      xray__json_string(f, v->source);
       fprintf(f, ", \"confirmed\": %s}", v->confirmed ? "true" : "false");
     }
     fprintf(f, "}}");
@@ -402,22 +387,22 @@ json_nodes(FILE *f, const struct node *nodes, int nn)
 
 /* One value that differs: every node's value and the outliers. */
 static void
-differ_out(FILE *f, const struct node *nodes, int nn, const char *name, const int *outlier,
+differ_out(FILE *f, const struct node *nodes, int nn, const char *name, const struct verdict *d,
            int json, int first)
 {
   int i, said = 0;
 
   if (json) {
     fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
-    json_str(f, name);
+    xray__json_string(f, name);
     fprintf(f, ", \"values\": {");
   } else
     fprintf(f, "  %-26s", name);
   for (i = 0; i < nn; i++) {
-    const struct val *v = find(&nodes[i], name);
+    const struct val *v = d->v[i];
     fprintf(f, "%s", i ? ", " : json ? "" : " ");
     if (json) {
-      json_str(f, nodes[i].name);
+      xray__json_string(f, nodes[i].name);
       fprintf(f, ": ");
     }
     val_out(f, v, json);
@@ -428,10 +413,10 @@ differ_out(FILE *f, const struct node *nodes, int nn, const char *name, const in
   if (json)
     fprintf(f, "}, \"outliers\": [");
   for (i = 0; i < nn; i++)
-    if (outlier[i]) {
+    if (d->outlier[i]) {
       fprintf(f, "%s", said++ ? ", " : json ? "" : "; outliers: ");
       if (json)
-        json_str(f, nodes[i].name);
+        xray__json_string(f, nodes[i].name);
       else
         fputs(nodes[i].name, f);
     }
@@ -447,6 +432,7 @@ report(FILE *f, const struct node *nodes, int nn, int json)
   int i, k, ndiff = 0, nsame = 0;
 
   d.outlier = need(calloc((size_t) nn, sizeof *d.outlier));
+  d.v = need(calloc((size_t) nn, sizeof *d.v));
   if (json)
     json_nodes(f, nodes, nn);
   else {
@@ -463,7 +449,7 @@ report(FILE *f, const struct node *nodes, int nn, int json)
     if (!d.differs)
       nsame += d.unknown < nn;
     else
-      differ_out(f, nodes, nn, name, d.outlier, json, ndiff++ == 0);
+      differ_out(f, nodes, nn, name, &d, json, ndiff++ == 0);
   }
   if (json)
     fprintf(f, "%s],\n  \"same\": %d\n}\n", ndiff ? "\n  " : "", nsame);
@@ -471,6 +457,7 @@ report(FILE *f, const struct node *nodes, int nn, int json)
     fprintf(f, "%s\n%d value%s the same on every node that measured %s.\n", ndiff ? "" : "  none\n",
             nsame, nsame == 1 ? " is" : "s are", nsame == 1 ? "it" : "them");
   free(d.outlier);
+  free(d.v);
 }
 
 /* Rank 0 gathers every rank's lines (len bytes of mine; a node's

@@ -110,6 +110,20 @@ nonempty(char *arg, const char *msg)
 }
 
 /* Option c's value arg into s; a bad value ends xray here (exit 2). */
+/* arg as a whole number from 1 to max; a usage error (msg) otherwise. */
+static long
+whole(const char *arg, long max, const char *msg)
+{
+  char *end;
+  long v;
+
+  errno = 0;
+  v = strtol(arg, &end, 10);
+  if (errno || end == arg || *end || v < 1 || v > max)
+    usage_error(msg, arg);
+  return v;
+}
+
 static void
 take_option(int c, char *arg, struct settings *s)
 {
@@ -163,10 +177,7 @@ take_option(int c, char *arg, struct settings *s)
     s->record = nonempty(arg, "invalid --record '%s' (a directory)");
     break;
   case 'N':
-    errno = 0;
-    s->repeat = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || s->repeat < 1 || s->repeat > 20)
-      usage_error("invalid --repeat '%s' (a whole number from 1 to 20)", arg);
+    s->repeat = whole(arg, 20, "invalid --repeat '%s' (a whole number from 1 to 20)");
     break;
   case 'P':
     s->replay = nonempty(arg, "invalid --replay '%s' (a directory made by --record)");
@@ -175,10 +186,7 @@ take_option(int c, char *arg, struct settings *s)
     s->plot = nonempty(arg, "invalid --plot '%s' (a directory)");
     break;
   case 'K':
-    errno = 0;
-    s->kind = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || s->kind < 1 || s->kind > 8)
-      usage_error("invalid --kind '%s' (a kind of core: a whole number from 1 to 8)", arg);
+    s->kind = whole(arg, 8, "invalid --kind '%s' (a kind of core: a whole number from 1 to 8)");
     break;
   }
 }

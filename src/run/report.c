@@ -215,14 +215,21 @@ xray_format_parse(const char *s, xray_format *f)
   return -1;
 }
 
-static void num(FILE *f, double x);
-
 /* A value with a number: every format prints it as one (no NaN or
  * infinity, which JSON and C lack). */
 static int
 known(const xray_value *v)
 {
   return v->source != XRAY_SOURCE_UNKNOWN && isfinite(v->value);
+}
+
+static void
+num(FILE *f, double x)
+{
+  if (x == floor(x) && fabs(x) < 1e15)
+    fprintf(f, "%.0f", x);
+  else
+    fprintf(f, "%.6g", x);
 }
 
 /* A name's characters are letters, digits and "._-," (the OS's names are
@@ -234,15 +241,6 @@ value_out(FILE *f, const xray_value *v, const char *quote)
     fprintf(f, "%s%s%s", quote, v->text, quote);
   else
     num(f, v->value);
-}
-
-static void
-num(FILE *f, double x)
-{
-  if (x == floor(x) && fabs(x) < 1e15)
-    fprintf(f, "%.0f", x);
-  else
-    fprintf(f, "%.6g", x);
 }
 
 /* Strings from outside (the machine's name, the user's compiler and flags,
