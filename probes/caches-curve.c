@@ -291,6 +291,74 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
   }
 }
 
+/* The least-squares line through (j, y[j]), j = s..e: its slope; *sse
+ * gets the sum of its squared residuals. */
+static double
+line_fit(const double *y, int s, int e, double *sse)
+{
+  double n = e - s + 1, mx = (s + e) / 2.0, my = 0, sxx = 0, sxy = 0, b;
+  int j;
+
+  for (j = s; j <= e; j++)
+    my += y[j] / n;
+  for (j = s; j <= e; j++) {
+    sxx += (j - mx) * (j - mx);
+    sxy += (j - mx) * (y[j] - my);
+  }
+  b = sxx > 0 ? sxy / sxx : 0;
+  for (j = s, *sse = 0; j <= e; j++)
+    *sse += (y[j] - my - b * (j - mx)) * (y[j] - my - b * (j - mx));
+  return b;
+}
+
+/* A level in the floors of transition L's points, where none is flat
+ * enough for plateaus(): other tenants that never leave a shared level
+ * alone make its floor rise a few per cent a point, for an octave or
+ * more, between two steps that rise much faster.  The logarithm of the
+ * floors from L's last lower point to where they near memory is fitted with
+ * three lines, the middle one at least KNEE_POINTS long and ending before
+ * L's upper plateau, where they fit best; the middle is a level if it rises at most a KNEE_RATIO-th as
+ * fast as either of the others and lies between 1.5 lo and hi / 1.5.  One
+ * smooth transition never fits so: the slope of its rise has one peak, so
+ * that a middle stretch rises at least as fast as the slower of the two
+ * beside it.  Returns the level (its floors' median), 0 for none; *f and
+ * *l the middle's first and last points. */
+#define KNEE_POINTS 4
+#define KNEE_RATIO 2
+static double
+knee_level(const struct cc *c, const struct level *L, int *f, int *l)
+{
+  double y[MAX_PTS], v[MAX_PTS], best = HUGE_VAL, lev = 0;
+  int n, s, e, j, a = L->a;
+
+  /* From where the floors leave L's level (the means leave it first, as
+   * some draws meet a colour that overflows) to where they, too, reach
+   * memory's (the means may get there first, when other tenants take the
+   * level in every draw but a few): the first line is the rise alone. */
+  while (a + 1 < L->b && caches_floor(&c->pt[a + 1]) <= (1 + FLAT) * L->lo)
+    a++;
+  for (j = 0, n = 0; a + j < c->npt && j < MAX_PTS; j++) {
+    y[j] = log(v[j] = caches_floor(&c->pt[a + j]));
+    n = j + 1;
+    if (a + j >= L->b && (v[j] >= 0.8 * L->hi || a + j >= L->b + PER_OCTAVE))
+      break;
+  }
+  for (s = 1; s + KNEE_POINTS < n; s++)
+    for (e = s + KNEE_POINTS - 1; e + 1 < n && a + e < L->b; e++) {
+      double e1, e2, e3, b1 = line_fit(y, 0, s, &e1), b2 = line_fit(y, s, e, &e2),
+                         b3 = line_fit(y, e, n - 1, &e3), m;
+      if (!(e1 + e2 + e3 < best))
+        continue;
+      best = e1 + e2 + e3;
+      m = xray__median(v + s, (size_t) (e - s + 1));
+      lev = KNEE_RATIO * b2 <= b1 && KNEE_RATIO * b2 <= b3 && m >= 1.5 * L->lo && 1.5 * m <= L->hi
+          ? m
+          : 0;
+      *f = a + s, *l = a + e;
+    }
+  return lev;
+}
+
 /* The last step after L2 split at the level hidden in it.  Other
  * tenants of a shared level take it in phases, so that at one footprint
  * some draws meet it free and others taken: the mean rises on through
@@ -299,16 +367,17 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
  * while the means rose up to five-fold).  Where the floor of the step's
  * points has a plateau that is a level (by the curve's rules: flat end to
  * end if shorter than an octave, 1.5 times over the level before and
- * under memory), the step is two: L2's transition to it, fitted to the
- * points' medians, and the shared level's own, from its last point to
- * memory.  Only after L2: past a shared level, a plateau in the floor of
- * its fade would pass for a level of its own.  Returns whether it split;
- * S->floor is then the new level's plateau. */
+ * under memory), or else a knee_level(), the step is two: L2's
+ * transition to it, fitted to the points' medians, and the shared level's
+ * own, from its last point to memory.  Only after L2: past a shared
+ * level, a plateau in the floor of its fade would pass for a level of
+ * its own.  Returns whether it split; S->floor is then the new level's
+ * plateau. */
 int
 caches_split_wide(struct cc *c, struct shape *S)
 {
   double fl[MAX_PTS], sm[MAX_PTS], lev = 0;
-  int i = S->nl - 1, j, n, np, f[MAX_PTS], l[MAX_PTS], p, a, b;
+  int i = S->nl - 1, j, n, np, f[MAX_PTS], l[MAX_PTS], p, a, b, first = 0, last = 0;
 
   S->floor = 0;
   if (i != 1 || !c->m->tenants || !S->settled || S->np >= MAX_LEVELS + 1)
@@ -338,13 +407,15 @@ caches_split_wide(struct cc *c, struct shape *S)
         && lev >= 1.5 * S->L[i].lo && 1.5 * lev <= S->L[i].hi)
       break;
   }
-  if (p == np)
+  if (p < np)
+    first = a + 1 + f[p], last = a + 1 + l[p];
+  else if (!((lev = knee_level(c, &S->L[i], &first, &last)) > 0))
     return 0;
   /* Plateau np - 1 is memory's; the new one goes before it. */
   S->first[S->np] = S->first[S->np - 1];
   S->last[S->np] = S->last[S->np - 1];
-  S->first[S->np - 1] = a + 1 + f[p];
-  S->last[S->np - 1] = a + 1 + l[p];
+  S->first[S->np - 1] = first;
+  S->last[S->np - 1] = last;
   S->floor = S->np - 1;
   S->np++;
   S->nl++;
