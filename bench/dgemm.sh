@@ -53,6 +53,8 @@ tm=$(configure "$dir/model")
 model=$("$dir/model/dgemm" -n "$n" -r "$reps")
 echo "model, xray's values ($tm s to configure and build): $model"
 grep -h "not established" "$dir/model/tile.h" || true
+# What configure said of the values the model uses most.
+grep -h -e "^checking L1 data cache capacity" -e "^checking L2 cache capacity" "$dir/model/configure.out" || true
 if [ -n "$published" ]; then
   # shellcheck disable=SC2086 # the options are words
   tp=$(configure "$dir/pub" $published)
