@@ -315,14 +315,15 @@ line_fit(const double *y, int s, int e, double *sse)
  * enough for plateaus(): other tenants that never leave a shared level
  * alone make its floor rise a few per cent a point, for an octave or
  * more, between two steps that rise much faster.  The logarithm of the
- * floors from L's last lower point to where they near memory is fitted with
- * three lines, the middle one at least KNEE_POINTS long and ending before
- * L's upper plateau, where they fit best; the middle is a level if it rises at most a KNEE_RATIO-th as
- * fast as either of the others and lies between 1.5 lo and hi / 1.5.  One
- * smooth transition never fits so: the slope of its rise has one peak, so
- * that a middle stretch rises at least as fast as the slower of the two
- * beside it.  Returns the level (its floors' median), 0 for none; *f and
- * *l the middle's first and last points. */
+ * floors, from L's last lower point to where they near memory, is fitted
+ * with three lines where they fit best, the middle one at least
+ * KNEE_POINTS long and ending before L's upper plateau.  The middle is a
+ * level if it rises at most 1 / KNEE_RATIO as fast as either of the
+ * others and lies between 1.5 lo and hi / 1.5.  One smooth transition
+ * never fits so: the slope of its rise has one peak, so that a middle
+ * stretch rises at least as fast as the slower of the two beside it.
+ * Returns the level (its floors' median), 0 for none; *f and *l the
+ * middle's first and last points. */
 #define KNEE_POINTS 4
 #define KNEE_RATIO 2
 static double
