@@ -225,6 +225,26 @@ caches_one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, 
   return ok && !c->failed;
 }
 
+/* caches_one_colour() up to ONE_COLOUR_TRIES times, until it passes.
+ * Other threads' loads only add misses, and what they add comes and
+ * goes: a set that failed the test because a swap left it conflicting
+ * may pass once they pause, but one that truly holds pages of another
+ * colour keeps conflicting every time.  The later tries only within the
+ * budget; *tries gets how many ran. */
+static int
+one_colour_tries(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,
+                 size_t *tries)
+{
+  int ok = 0;
+
+  for (*tries = 0; *tries < ONE_COLOUR_TRIES && !ok && !c->failed; ++*tries) {
+    if (*tries > 0 && c->deadline > 0 && xray__now() > c->deadline)
+      break;
+    ok = caches_one_colour(c, L, set, n, aguess);
+  }
+  return ok;
+}
+
 /* --- the level's miss function, on one colour ---------------------------- */
 
 /* A page of the colour of base[0..A-1] (A pages of one colour, which fit
@@ -389,17 +409,7 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
     free(set);
     return 0;
   }
-  /* Other threads' loads only add misses, and what they add comes and
-   * goes: a set that failed the test because a swap left it conflicting
-   * may pass once they pause, but one that truly holds pages of another
-   * colour keeps conflicting every time.  So the test has up to
-   * ONE_COLOUR_TRIES, the later ones within the budget. */
-  for (u = 0, any = 0; u < ONE_COLOUR_TRIES && !any && !c->failed; u++) {
-    if (u > 0 && c->deadline > 0 && xray__now() > c->deadline)
-      break;
-    any = caches_one_colour(c, L, set, got[t], aguess);
-  }
-  if (!any) {
+  if (!one_colour_tries(c, L, set, got[t], aguess, &u)) {
     snprintf(why, whylen,
              "the minimal set of %zu pages failed the one-colour test "
              "(chased again, each page swapped) %zu time%s: the level below may hold A + 1 "
