@@ -109,7 +109,6 @@ nonempty(char *arg, const char *msg)
   return arg;
 }
 
-/* Option c's value arg into s; a bad value ends xray here (exit 2). */
 /* arg as a whole number from 1 to max; a usage error (msg) otherwise. */
 static long
 whole(const char *arg, long max, const char *msg)
@@ -124,6 +123,7 @@ whole(const char *arg, long max, const char *msg)
   return v;
 }
 
+/* Option c's value arg into s; a bad value ends xray here (exit 2). */
 static void
 take_option(int c, char *arg, struct settings *s)
 {

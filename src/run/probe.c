@@ -15,11 +15,11 @@
  * levels and the page size, which the OS reads from the cache topology the
  * processor reports (sysfs, hwloc, sysconf, the L1s' CPUID leaf) and gets
  * right where it gives them at all (a hypervisor's invented figures are
- * its second-level TLB and shared-cache ones).  A measurement that disagrees with it is not confirmed, however
- * well it agreed with itself: a tenant on the host's other thread can
- * hold part of a private cache for seconds, so that every run agrees on
- * too small a one, and a shared L3 that other tenants take in two stages
- * can read as an L4. */
+ * its second-level TLB and shared-cache ones).  A measurement that
+ * disagrees with it is not confirmed, however well it agreed with itself:
+ * a tenant on the host's other thread can hold part of a private cache
+ * for seconds, so that every run agrees on too small a one, and a shared
+ * L3 that other tenants take in two stages can read as an L4. */
 static int
 topology_checks(const xray_machine *m, const xray_value *v)
 {
