@@ -6,22 +6,28 @@
 # best of the repeats), the ratio of the model's to the search's, and the
 # time each spent (configure, against the search's builds and runs).  The
 # best of thousands of noisy points is an optimistic figure, so the
-# search's winner and the model's choice are then run in turn, five times
-# each, and the ratio of their bests is printed too.
+# search's winner and the model's choice are then run in turn, ROUNDS
+# times each (-d, default 15: on a host whose clock wanders, the best of
+# a few runs is still several per cent from a program's real speed), and
+# the ratio of their bests is printed too.
+# Every point multiplies the same N x N matrices (-n, default 480: a
+# multiple of most tiles' rows and columns, so that padding to whole
+# tiles decides little; what it costs a tile counts against it).
 # With -p, the model is fed published figures too (--with-xray-...
 # options in PUBLISHED, e.g. "--with-xray-l1d-size=49152 ..."), to tell
 # the model's error from the measurements'.
-#   sh bench/dgemm.sh [-n N] [-r REPS] [-p PUBLISHED]
+#   sh bench/dgemm.sh [-n N] [-r REPS] [-d ROUNDS] [-p PUBLISHED]
 # Run from a built xray tree (it installs the macros into a scratch
 # prefix); CFLAGS (default -O3 -march=native) are the project's flags.
 set -e
-n=384 reps=10 published=
+n=480 reps=10 rounds=15 published=
 while [ $# -gt 0 ]; do
   case $1 in
     -n) n=$2; shift 2 ;;
     -r) reps=$2; shift 2 ;;
+    -d) rounds=$2; shift 2 ;;
     -p) published=$2; shift 2 ;;
-    *) echo "usage: sh bench/dgemm.sh [-n N] [-r REPS] [-p PUBLISHED]" >&2; exit 2 ;;
+    *) echo "usage: sh bench/dgemm.sh [-n N] [-r REPS] [-d ROUNDS] [-p PUBLISHED]" >&2; exit 2 ;;
   esac
 done
 top=$(pwd)
@@ -93,14 +99,14 @@ ${CC:-cc} $cflags -DVB="$vb" -DMU="${10}" -DNU="${12}" -DKU="$ku" -DPFD="$pfd" \
 : >"$dir/duel.m"
 : >"$dir/duel.p"
 : >"$dir/duel.s"
-for i in 1 2 3 4 5; do
+for i in $(seq "$rounds"); do
   "$dir/model/dgemm" -n "$n" -r "$reps" >>"$dir/duel.m"
   [ -z "$published" ] || "$dir/pub/dgemm" -n "$n" -r "$reps" >>"$dir/duel.p"
   "$dir/w" -n "$n" -r "$reps" "$2" >>"$dir/duel.s"
 done
 dm=$(best <"$dir/duel.m" | awk '{ print $6 }')
 ds=$(best <"$dir/duel.s" | awk '{ print $6 }')
-echo "$dm $ds" | awk '{ printf "in turn, best of 5 runs each: model %.0f, search winner %.0f MFLOPS: %.3f of the speed\n", $1, $2, $1 / $2 }'
+echo "$rounds $dm $ds" | awk '{ printf "in turn, best of %d runs each: model %.0f, search winner %.0f MFLOPS: %.3f of the speed\n", $1, $2, $3, $2 / $3 }'
 if [ -n "$published" ]; then
   dp=$(best <"$dir/duel.p" | awk '{ print $6 }')
   echo "$dp $ds" | awk '{ printf "in turn, model with published values %.0f MFLOPS: %.3f of the search winner\n", $1, $1 / $2 }'

@@ -9,10 +9,14 @@
  * "nb NB n N mflops F"; -c also checks the product against a plain triple
  * loop and fails if it is off.  As in ATLAS's search, a block is NB x NB
  * and NB a multiple of the register tile's MR rows and NU columns (other
- * NBs are skipped, with a note on stderr), and N is rounded to the
- * multiple of NB nearest the one asked for, so that no tile does work
- * on padding.  A and B are packed into the kernel's order once, outside
- * the timing, as a library packs a matrix it multiplies many times. */
+ * NBs are skipped, with a note on stderr).  Every NB multiplies the same
+ * N x N matrices, so that speeds compare: the last block of each
+ * dimension is what is left of N, and A's rows and B's columns are padded
+ * with zeros to whole tiles.  That padding is work a tile that does not
+ * divide N really costs, so it counts against the tile: the speed is
+ * that of the 2 N^3 operations asked for.  A and B are packed into the
+ * kernel's order once, outside the timing, as a library packs a matrix
+ * it multiplies many times. */
 #ifndef MU
 #include "tile.h"
 #endif
@@ -75,7 +79,8 @@ tile(const double *restrict a, const double *restrict b, double *restrict c, lon
 
 struct blocking {
   long mb, kb, nb; /* a block: mb rows of A and C, kb columns of A, nb columns of B */
-  long mp, kp, np; /* the matrices' sizes, whole blocks */
+  long mp, kp, np; /* the matrices' sizes: rows of A and C in whole tiles, N, columns of B and
+                      C in whole tiles; the last block of each is what is left */
 };
 
 static long
@@ -84,47 +89,55 @@ round_up(long x, long m)
   return (x + m - 1) / m * m;
 }
 
-/* Packed A: for each block (i0, k0), its MR-row panels, each KB steps of
- * MR doubles.  Packed B: for each (k0, j0) its NU-column panels, each KB
+static long
+min(long a, long b)
+{
+  return a < b ? a : b;
+}
+
+/* Packed A: for each block of columns k0 (kc = min(KB, kp - k0) of
+ * them), from k0 mp on, its MR-row panels, each kc steps of MR doubles.
+ * Packed B: for each k0, from k0 np on, its NU-column panels, each kc
  * steps of NU doubles. */
 static void
 pack(const struct blocking *g, const double *a, const double *b, long n, double *pa, double *pb)
 {
   long i0, k0, j0, i, j, k;
 
-  for (i0 = 0; i0 < g->mp; i0 += MR)
-    for (k0 = 0; k0 < g->kp; k0 += g->kb)
-      for (k = 0; k < g->kb; k++)
-        for (i = 0; i < MR; i++) {
-          long r = i0 + i, col = k0 + k;
-          pa[(k0 / g->kb) * g->mp * g->kb + i0 * g->kb + k * MR + i] =
-              r < n && col < n ? a[r + col * n] : 0;
-        }
-  for (j0 = 0; j0 < g->np; j0 += NU)
-    for (k0 = 0; k0 < g->kp; k0 += g->kb)
-      for (k = 0; k < g->kb; k++)
-        for (j = 0; j < NU; j++) {
-          long row = k0 + k, col = j0 + j;
-          pb[(k0 / g->kb) * g->np * g->kb + j0 * g->kb + k * NU + j] =
-              row < n && col < n ? b[row + col * n] : 0;
-        }
+  for (k0 = 0; k0 < g->kp; k0 += g->kb) {
+    long kc = min(g->kb, g->kp - k0);
+    for (i0 = 0; i0 < g->mp; i0 += MR)
+      for (k = 0; k < kc; k++)
+        for (i = 0; i < MR; i++)
+          pa[k0 * g->mp + i0 * kc + k * MR + i] = i0 + i < n ? a[i0 + i + (k0 + k) * n] : 0;
+    for (j0 = 0; j0 < g->np; j0 += NU)
+      for (k = 0; k < kc; k++)
+        for (j = 0; j < NU; j++)
+          pb[k0 * g->np + j0 * kc + k * NU + j] = j0 + j < n ? b[k0 + k + (j0 + j) * n] : 0;
+  }
 }
 
 /* C (leading dimension mp) += A B from the packed operands: for
- * each block of A (kept in the L1D), every NU-column panel of B in turn,
+ * each block of A (kept in a cache), every NU-column panel of B in turn,
  * and under it every register tile of the block. */
 static void
 multiply(const struct blocking *g, const double *pa, const double *pb, double *c)
 {
   long i0, k0, j0, jp, ip;
 
-  for (k0 = 0; k0 < g->kp; k0 += g->kb)
-    for (j0 = 0; j0 < g->np; j0 += g->nb)
-      for (i0 = 0; i0 < g->mp; i0 += g->mb)
-        for (jp = j0; jp < j0 + g->nb; jp += NU)
-          for (ip = i0; ip < i0 + g->mb; ip += MR)
-            tile(pa + (k0 / g->kb) * g->mp * g->kb + ip * g->kb,
-                 pb + (k0 / g->kb) * g->np * g->kb + jp * g->kb, c + ip + jp * g->mp, g->kb, g->mp);
+  for (k0 = 0; k0 < g->kp; k0 += g->kb) {
+    long kc = min(g->kb, g->kp - k0);
+    for (j0 = 0; j0 < g->np; j0 += g->nb) {
+      long j1 = min(j0 + g->nb, g->np);
+      for (i0 = 0; i0 < g->mp; i0 += g->mb) {
+        long i1 = min(i0 + g->mb, g->mp);
+        for (jp = j0; jp < j1; jp += NU)
+          for (ip = i0; ip < i1; ip += MR)
+            tile(pa + k0 * g->mp + ip * kc, pb + k0 * g->np + jp * kc, c + ip + jp * g->mp, kc,
+                 g->mp);
+      }
+    }
+  }
 }
 
 static double
@@ -167,9 +180,10 @@ run(long n, long nb, int reps, int verify)
     fprintf(stderr, "dgemm: NB %ld skipped: not a multiple of MR %d and NU %d\n", nb, MR, NU);
     return 0;
   }
-  n = n > nb ? (n + nb / 2) / nb * nb : nb;
   g.mb = g.nb = g.kb = nb;
-  g.mp = g.np = g.kp = n;
+  g.mp = round_up(n, MR);
+  g.np = round_up(n, NU);
+  g.kp = n;
   a = malloc((size_t) (n * n) * sizeof *a);
   b = malloc((size_t) (n * n) * sizeof *b);
   pa = aligned_alloc(64, (size_t) round_up(g.mp * g.kp * 8, 64));
