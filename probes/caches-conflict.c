@@ -339,8 +339,23 @@ miss_function(struct cc *c, struct level *L, const uint64_t *set, int A)
   return n;
 }
 
+/* Why no reduction gave ways: what stopped them, and each one's pages. */
+static void
+none_ended(char *why, size_t whylen, const char *stop, const size_t *got, size_t t)
+{
+  int len = snprintf(why, whylen, "%s%sno reduction ended (pages:", stop ? stop : "",
+                     stop ? " and " : "");
+  size_t u;
+
+  for (u = 0; u < t && len > 0 && (size_t) len < whylen; u++)
+    len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
+  if (len > 0 && (size_t) len < whylen)
+    snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
+}
+
 /* The level's ways, or 0 with why; and its miss function where the set
- * allows (L->qn). */
+ * allows (L->qn).  L->lone says the ways came from one reduction that no
+ * other repeated. */
 int
 caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
         char *why, size_t whylen)
@@ -350,6 +365,7 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
   int agree = 0, any = 0;
   const char *stop = NULL;
 
+  L->lone = 0;
   if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
     free(set);
     snprintf(why, whylen, "no conflict test for a level of more than %d pages (it would "
@@ -383,19 +399,18 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
    * then pass the one-colour test on its own (every page needed, and of
    * one colour), as must the ways it gives the capacity's check: an
    * adaptive policy lets a reduction stop a page early now and then, and
-   * two seldom stop on the same count within the budget. */
+   * two seldom stop on the same count within the budget.  Such ways are
+   * not confirmed: a level that keeps A + 1 pages of a colour at times
+   * (Zen's L2s, after A of them ran a while) lets a reduction stop at
+   * A + 2 of one colour, whose swaps then pass the one-colour test too. */
   if (agree >= 2)
     t--;                                /* the one that agreed: set holds it */
   else if (nbest) {
     memcpy(set, best, nbest * sizeof *set);
     got[t = 0] = nbest;
+    L->lone = 1;
   } else {
-    int len = snprintf(why, whylen, "%s%sno reduction ended (pages:", stop ? stop : "",
-                       stop ? " and " : "");
-    for (u = 0; u < t && len > 0 && (size_t) len < whylen; u++)
-      len += snprintf(why + len, whylen - (size_t) len, " %zu", got[u]);
-    if (len > 0 && (size_t) len < whylen)
-      snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
+    none_ended(why, whylen, stop, got, t);
     free(set);
     return 0;
   }

@@ -250,7 +250,12 @@ size_level(struct cc *c, struct shape *S, int i)
       l->ways = a;
       l->size = l->fit.PA[a] * a * (double) c->page;
       l->cwhy[0] = 0;
-      if (caches_fit_policy(l, a))
+      if (l->lone)
+        snprintf(l->cwhy, sizeof l->cwhy,
+                 "the ways come from one conflict set that no "
+                 "second reduction repeated (a level that at times keeps A + 1 pages of a "
+                 "colour can stop one at A + 2)");
+      else if (caches_fit_policy(l, a))
         snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
                  "(LRU), which hold no one power of two", l->qlo,
                  l->qn ? "miss chance measured on one colour" : "optimal replacement",

@@ -115,6 +115,7 @@ struct level {
   char cwhy[200];                       /* why a capacity with conflict-set ways is not
                                          * confirmed */
   int ways;                             /* by the conflict test; 0: not */
+  int lone; /* ways from one reduction alone */
   int conflict_ran;
   char why[160];                        /* why the line size is unknown */
   char wwhy[160];                       /* why the conflict test gave none */
