@@ -230,7 +230,7 @@ size_level(struct cc *c, struct shape *S, int i)
      * colours (l1_pages); beyond L2 the level below has colours of its
      * own. */
     double deadline = c->deadline;
-    int a;
+    int a, unfit;
     if (deadline > 0)
       c->deadline = fmax(deadline, xray__now() + WAYS_BUDGETS * m->budget);
     a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
@@ -250,12 +250,15 @@ size_level(struct cc *c, struct shape *S, int i)
       l->ways = a;
       l->size = l->fit.PA[a] * a * (double) c->page;
       l->cwhy[0] = 0;
+      /* The policy's colours are fitted whatever the ways' source: the
+       * halves' check reads them too. */
+      unfit = caches_fit_policy(l, a);
       if (l->lone)
         snprintf(l->cwhy, sizeof l->cwhy,
                  "the ways come from one conflict set that no "
                  "second reduction repeated (a level that at times keeps A + 1 pages of a "
                  "colour can stop one at A + 2)");
-      else if (caches_fit_policy(l, a))
+      else if (unfit)
         snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
                  "(LRU), which hold no one power of two", l->qlo,
                  l->qn ? "miss chance measured on one colour" : "optimal replacement",
