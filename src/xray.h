@@ -28,7 +28,12 @@ const char *xray_version(void);
 
 typedef struct xray_machine xray_machine;
 
-/* This machine.  Calibrates the tick source and the core clock (~50 ms). */
+/* This machine.  Calibrates the tick source and the core clock (~50 ms).
+ * The calling thread is bound to the CPU it runs on, within its affinity
+ * mask, until xray_machine_free gives the mask back: the clock and every
+ * single-threaded kernel are then timed on one CPU (the CPUs of one
+ * machine can run at clocks some per cent apart).  Threads of probes of
+ * several cores still use every CPU of the mask. */
 xray_machine *xray_machine_real(char *err, size_t errlen);
 
 /* A simulated machine, e.g. "l1i=48K:12:64,uop=4096" (see xray(1)).

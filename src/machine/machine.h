@@ -226,9 +226,28 @@ int xray__machine_unsure(const xray_machine *m, int *measured);
 /* machine/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
  * CPUID), by name; -1 if it gives none. */
 int xray__os_read(const char *name, double *v, char *src, size_t srclen);
-/* machine/os.c: the CPUs this process may use (its affinity mask), at
- * most max of them in cpu[]; how many there are. */
+/* machine/os.c: the CPUs this thread may use (its affinity mask, or the
+ * mask it had before a pin below), at most max of them in cpu[]; how many
+ * there are. */
 int xray__affinity(int *cpu, int max);
+/* The same of the thread's own mask, pins aside. */
+int xray__thread_cpus(int *cpu, int max);
+/* machine/os-kinds.c: a real machine measures on one CPU, its home.  The
+ * CPUs of one machine can run at clocks some per cent apart, so a clock
+ * taken on one CPU converts only the times of kernels run on that CPU, and
+ * a thread the scheduler moves takes its caches with it.  xray__pin binds
+ * this thread to the CPU it is on (within its mask) and keeps the mask it
+ * had, which xray__affinity reports while the pin holds and xray__unpin
+ * gives back: 0, or -1 where the thread cannot be bound (and is not). */
+struct xray__pin {
+  int *cpu, n; /* the mask before the pin */
+  int home;
+  struct xray__pin *outer;
+};
+int xray__pin(struct xray__pin *p);
+void xray__unpin(struct xray__pin *p);
+/* The innermost pin this thread holds, or NULL. */
+const struct xray__pin *xray__pinned(void);
 /* machine/os-kinds.c: this thread (and the threads it starts) may run on
  * the n CPUs of cpu[] only; 0, or -1. */
 int xray__bind(const int *cpu, int n);

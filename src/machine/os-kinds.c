@@ -1,7 +1,7 @@
 /* The kinds of core the OS tells apart (performance and efficiency
  * cores), from hwloc's cpukinds or sysfs, under XRAY_FSROOT where a
- * recorded tree stands for the live system; and binding a thread to one
- * kind's CPUs. */
+ * recorded tree stands for the live system; binding a thread to one
+ * kind's CPUs, and pinning it to one CPU while a real machine measures. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_setaffinity, CPU_COUNT */
 #endif
@@ -204,3 +204,65 @@ xray__bind(const int *cpu, int n)
   return -1;
 }
 #endif
+
+/* The pins this thread holds, innermost first.  Per thread: a binding is
+ * a thread's, and two threads may each measure a machine of their own. */
+#if defined(__GNUC__) || defined(__clang__)
+static __thread struct xray__pin *pins;
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+static _Thread_local struct xray__pin *pins;
+#else
+static struct xray__pin *pins;
+#endif
+
+const struct xray__pin *
+xray__pinned(void)
+{
+  return pins;
+}
+
+int
+xray__pin(struct xray__pin *p)
+{
+  int now = -1, i;
+
+  memset(p, 0, sizeof *p);
+#ifdef __linux__
+  now = sched_getcpu();
+#endif
+  p->n = xray__thread_cpus(NULL, 0);
+  if (p->n <= 0 || !(p->cpu = malloc((size_t) p->n * sizeof *p->cpu)))
+    return -1;
+  p->n = xray__thread_cpus(p->cpu, p->n);
+  /* The CPU the thread is on, unless the mask has just moved it away. */
+  p->home = p->cpu[0];
+  for (i = 0; i < p->n; i++)
+    if (p->cpu[i] == now)
+      p->home = now;
+  if (xray__bind(&p->home, 1)) {
+    free(p->cpu);
+    p->cpu = NULL;
+    return -1;
+  }
+  p->outer = pins;
+  pins = p;
+  return 0;
+}
+
+void
+xray__unpin(struct xray__pin *p)
+{
+  struct xray__pin **at;
+
+  if (!p->cpu)
+    return;
+  /* Pins are undone in the reverse order; one undone out of turn gives
+   * back its mask all the same and leaves the list. */
+  for (at = &pins; *at && *at != p; at = &(*at)->outer)
+    ;
+  if (*at)
+    *at = p->outer;
+  xray__bind(p->cpu, p->n);
+  free(p->cpu);
+  p->cpu = NULL;
+}

@@ -23,11 +23,25 @@
 #include <hwloc.h>
 #endif
 
-/* The CPUs this process may use (its affinity mask, which taskset and
- * cpusets narrow), at most max of them in cpu[]; how many there are. */
-#ifdef __linux__
+/* The CPUs this thread may use (its affinity mask, which taskset and
+ * cpusets narrow; under a pin, the mask before it), at most max of them in
+ * cpu[]; how many there are. */
 int
 xray__affinity(int *cpu, int max)
+{
+  const struct xray__pin *p = xray__pinned();
+  int i;
+
+  if (!p)
+    return xray__thread_cpus(cpu, max);
+  for (i = 0; i < p->n && i < max; i++)
+    cpu[i] = p->cpu[i];
+  return p->n;
+}
+
+#ifdef __linux__
+int
+xray__thread_cpus(int *cpu, int max)
 {
   cpu_set_t set;
   int i, n = 0;
@@ -44,7 +58,7 @@ xray__affinity(int *cpu, int max)
 }
 #else
 int
-xray__affinity(int *cpu, int max)
+xray__thread_cpus(int *cpu, int max)
 {
   (void) cpu, (void) max;
   return 0;
@@ -117,15 +131,21 @@ cache_dir(int cpu, int level, const char *type, char *dir, size_t len)
   return -1;
 }
 
-/* The CPU whose caches the OS view describes: the first this thread may
- * run on (on a machine of several kinds of core, xray binds it to the kind
- * it measures), cpu0 in a recorded tree. */
+/* The CPU whose caches the OS view describes: the one xray measures on
+ * (its pin's home), else the first this thread may run on (on a machine
+ * of several kinds of core, xray binds it to the kind it measures); cpu0
+ * in a recorded tree. */
 static int
 view_cpu(void)
 {
+  const struct xray__pin *p = xray__pinned();
   int cpu[1];
 
-  return !xray__os_root() && xray__affinity(cpu, 1) > 0 ? cpu[0] : 0;
+  if (xray__os_root())
+    return 0;
+  if (p)
+    return p->home;
+  return xray__affinity(cpu, 1) > 0 ? cpu[0] : 0;
 }
 
 /* A field ("size", "ways_of_associativity", "coherency_line_size") of

@@ -41,6 +41,8 @@ struct real {
   struct xray__arena duo[2]; /* the two sides' chains of a duo */
   struct xray__arena *team; /* the streaming threads' arenas, by thread */
   int nteam;
+  struct xray__pin pin; /* the CPU this machine measures on */
+  int pinned;
 };
 
 static void
@@ -525,8 +527,12 @@ real_reset(xray_machine *base)
 static void
 real_free(xray_machine *base)
 {
+  struct real *m = (struct real *) base;
+
   real_reset(base);
-  xray__kernel_set_free(&((struct real *) base)->chain);
+  xray__kernel_set_free(&m->chain);
+  if (m->pinned)
+    xray__unpin(&m->pin);
   free(base);
 }
 
@@ -611,6 +617,21 @@ calibrate(struct real *m)
   m->base.core_hz = best < HUGE_VAL ? m->base.tick_hz / best : 0;
 }
 
+/* The machine's description: tick source, clock, and the CPU measured on. */
+static void
+where(struct real *m)
+{
+  char cpu[32] = "";
+  char clock[48] = "";
+
+  if (m->pinned)
+    snprintf(cpu, sizeof cpu, ", CPU %d", m->pin.home);
+  if (m->base.core_hz > 0)
+    snprintf(clock, sizeof clock, ", core %.1f MHz", m->base.core_hz / 1e6);
+  snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz%s%s)",
+           xray__isa_tick_source, m->base.tick_hz / 1e6, clock, cpu);
+}
+
 xray_machine *
 xray_machine_real(char *err, size_t errlen)
 {
@@ -633,14 +654,11 @@ xray_machine_real(char *err, size_t errlen)
     return NULL;
   }
   m->base.tick_hz = xray__tick_hz();
+  /* One CPU for the clock and every single-threaded kernel (see
+   * xray__pin); a thread that cannot be bound measures where it runs. */
+  m->pinned = xray__pin(&m->pin) == 0;
   calibrate(m);
-  if (m->base.core_hz > 0)
-    snprintf(m->base.desc, sizeof m->base.desc,
-             "this machine (%s ticks at %.2f MHz, core %.1f MHz)", xray__isa_tick_source,
-             m->base.tick_hz / 1e6, m->base.core_hz / 1e6);
-  else
-    snprintf(m->base.desc, sizeof m->base.desc, "this machine (%s ticks at %.2f MHz)",
-             xray__isa_tick_source, m->base.tick_hz / 1e6);
+  where(m);
   xray__machine_begin(&m->base);
   return &m->base;
 }

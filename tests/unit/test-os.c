@@ -1,7 +1,12 @@
 /* The OS view read from recorded trees of /sys and /proc (XRAY_FSROOT):
  * each value with its source, by cache level and type whatever the index
  * order, cores and threads from the topology files, and nothing taken
- * from the machine the test runs on (hwloc, sysconf, CPUID). */
+ * from the machine the test runs on (hwloc, sysconf, CPUID).  And the pin
+ * a real machine measures under: one CPU while it holds, the caller's mask
+ * reported all the same, and that mask back when it ends. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -10,6 +15,90 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+#define PIN_CHECKS 6
+
+/* The thread's own mask as "0,1,5", as sched_getaffinity gives it. */
+static void
+thread_mask(char *buf, size_t len)
+{
+  size_t at = 0;
+#ifdef __linux__
+  cpu_set_t set;
+  int i;
+
+  buf[0] = 0;
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return;
+  for (i = 0; i < CPU_SETSIZE && at < len; i++)
+    if (CPU_ISSET(i, &set))
+      at += (size_t) snprintf(buf + at, len - at, "%s%d", at ? "," : "", i);
+#else
+  (void) at;
+  buf[0] = 0;
+#endif
+}
+
+/* xray__affinity's list as "0,1,5". */
+static void
+reported_mask(char *buf, size_t len)
+{
+  int cpu[256], n = xray__affinity(cpu, 256), i;
+  size_t at = 0;
+
+  buf[0] = 0;
+  for (i = 0; i < n && i < 256 && at < len; i++)
+    at += (size_t) snprintf(buf + at, len - at, "%s%d", at ? "," : "", cpu[i]);
+}
+
+static void
+check_pins(void)
+{
+  struct xray__pin outer, inner;
+  char caller[1024], now[1024], seen[1024], one[16];
+  int cpu[256], n = xray__affinity(cpu, 256), last;
+
+  thread_mask(caller, sizeof caller);
+  if (n < 1 || !caller[0] || xray__pin(&outer)) {
+    for (n = 0; n < PIN_CHECKS; n++)
+      tap_ok(1, "# SKIP this system does not let a thread be bound to CPUs");
+    return;
+  }
+  thread_mask(now, sizeof now);
+  reported_mask(seen, sizeof seen);
+  snprintf(one, sizeof one, "%d", outer.home);
+  tap_ok(strcmp(now, one) == 0 && xray__pinned() == &outer,
+         "pinned: the thread runs on CPU %s alone (its mask: %s, was %s)", one, now, caller);
+  tap_ok(strcmp(seen, caller) == 0, "pinned: the CPUs reported are the caller's %s (%s)", caller,
+         seen);
+  /* A pin inside a narrower binding (a kind's CPUs) reports that binding. */
+  last = cpu[(n < 256 ? n : 256) - 1];
+  snprintf(one, sizeof one, "%d", last);
+  if (xray__bind(&last, 1) || xray__pin(&inner)) {
+    tap_ok(0, "a pin inside a binding to CPU %s", one);
+    tap_ok(0, "as above");
+  } else {
+    reported_mask(seen, sizeof seen);
+    tap_ok(inner.home == last && strcmp(seen, one) == 0,
+           "a pin inside a binding to CPU %s: home %d, reported %s", one, inner.home, seen);
+    xray__unpin(&inner);
+    thread_mask(now, sizeof now);
+    reported_mask(seen, sizeof seen);
+    tap_ok(strcmp(now, one) == 0 && strcmp(seen, caller) == 0 && xray__pinned() == &outer,
+           "the inner pin undone: the thread on %s (%s), the outer pin's %s reported (%s)", one,
+           now, caller, seen);
+  }
+  xray__unpin(&outer);
+  thread_mask(now, sizeof now);
+  tap_ok(strcmp(now, caller) == 0 && xray__pinned() == NULL,
+         "unpinned: the caller's mask %s is back (%s)", caller, now);
+  reported_mask(seen, sizeof seen);
+  tap_ok(strcmp(seen, caller) == 0, "unpinned: the CPUs reported are the thread's %s (%s)", caller,
+         seen);
+}
 
 struct want {
   const char *name;
@@ -168,7 +257,7 @@ main(void)
 #endif
   tap_plan((int) (sizeof zen4 / sizeof *zen4 + sizeof zen5 / sizeof *zen5 + sizeof smt / sizeof *smt
                   + 2 + sizeof none / sizeof *none + 1 + sizeof bad_lists / sizeof *bad_lists + 1
-                  + 4));
+                  + 4 + PIN_CHECKS));
   if (!top)
     top = ".";
 #define TREE(name, w)                                                                              \
@@ -221,5 +310,6 @@ main(void)
     tap_ok(rc == 0 && v >= 1024 && strcmp(src, "sysconf") == 0,
            "XRAY_FSROOT unset: the live page size %g from %s", v, src);
   }
+  check_pins();
   return tap_done();
 }
