@@ -31,7 +31,7 @@ struct real {
   struct xray_machine base;
   struct xray__sampler sampler;
   struct kind kind[MAX_KINDS];
-  double ticks_per_cycle;
+  struct xray__clock clock; /* ticks per cycle, as the core runs now */
   double c_core_hz;             /* the clock as the C path measures it */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
   struct xray__kernel_set kernels;   /* the last kernel set built */
@@ -81,6 +81,13 @@ kind_for(struct real *m, const struct xray_stmt *s)
   return k;
 }
 
+/* Ticks as cycles of the clock the core runs at now. */
+static double
+cycles(struct real *m, double ticks)
+{
+  return ticks / xray__clock_now(&m->clock);
+}
+
 static double
 real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
 {
@@ -93,7 +100,7 @@ real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
     return NAN;
   ctx.code = kd->code;
   ctx.n = n < kd->code->nmax ? n : kd->code->nmax;
-  return xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n / m->ticks_per_cycle;
+  return cycles(m, xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n);
 }
 
 static void
@@ -120,7 +127,7 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
   run_chain(code, 2);
   ticks = xray__measure(&m->sampler, &k, &kd->ref);
   xray__machine_code_free(code);
-  return ticks / (double) c->n / m->ticks_per_cycle;
+  return cycles(m, ticks / (double) c->n);
 }
 
 /* The C path: generated C compiled and run as a program.  Cycles come
@@ -190,8 +197,7 @@ real_chase(xray_machine *base, const struct xray__chase *c)
      * whose spread the caller averages.  The chain is in random order,
      * so a stretch of it costs what the whole does. */
     uint64_t iters = (QUICK_LOADS + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
-    return (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY__CHASE_UNROLL)
-        / m->ticks_per_cycle;
+    return cycles(m, (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY__CHASE_UNROLL));
   }
   s = m->sampler;
   need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);
@@ -200,7 +206,7 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   ticks = xray__measure(&s, &k, NULL);
   m->sampler.unsure = s.unsure;
   m->sampler.measured = s.measured;
-  return ticks / XRAY__CHASE_UNROLL / m->ticks_per_cycle;
+  return cycles(m, ticks / XRAY__CHASE_UNROLL);
 }
 
 /* --- kernel sets ------------------------------------------------------- */
@@ -256,7 +262,7 @@ real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
   kern.run = run_kernel_set;
   kern.ctx = k;
   ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
-  return ticks / k->w / m->ticks_per_cycle;
+  return cycles(m, ticks / k->w);
 }
 
 static int
@@ -312,7 +318,7 @@ real_btime(xray_machine *base, size_t k, double frac)
   }
   ctx.fn = m->branch.fn[k];
   ctx.frac = frac;
-  return xray__measure(&m->sampler, &kern, alu_ref(m)) / m->ticks_per_cycle;
+  return cycles(m, xray__measure(&m->sampler, &kern, alu_ref(m)));
 }
 
 /* --- hardware events (events.c) ----------------------------------------- */
@@ -339,11 +345,13 @@ real_cevents(xray_machine *base, const char *const *names, size_t n, const struc
 
 /* --- the core clock ------------------------------------------------------ */
 
-/* Ticks per dependent add over a short burst (the best of 8 windows of
- * about 20 us): machine code where there is some, else a C chain. */
+/* Ticks per dependent add over a short burst (the best of `windows`
+ * windows of about 20 us): machine code where there is some, else a C
+ * chain.  The real machine's clock burst (clock.c). */
 static double
-add_ticks(struct real *m, int windows)
+add_ticks(void *mp, int windows)
 {
+  struct real *m = mp;
   struct xray__sampler s;
   struct xray__kernel k;
   struct run_ctx ctx;
@@ -430,7 +438,7 @@ real_fma(xray_machine *base, int chains)
   /* Both loops run 12 instructions per iteration. */
   {
     double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
-    return ticks / 12.0 / m->ticks_per_cycle;
+    return cycles(m, ticks / 12.0);
   }
 }
 
@@ -454,7 +462,7 @@ real_duo(xray_machine *base, const struct xray__duo *d)
 {
   struct real *m = (struct real *) base;
 
-  return xray__real_duo(d, m->duo, m->ticks_per_cycle, base->error, sizeof base->error);
+  return xray__real_duo(d, m->duo, xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
 
 /* --- streaming kernels (stream.c) ---------------------------------------- */
@@ -497,7 +505,7 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
     m->nteam = threads;
   }
   return xray__real_stream(&m->stream, k, bytes, threads, cpu, m->team, base->tick_hz,
-                           m->ticks_per_cycle, base->error, sizeof base->error);
+                           xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
 
 static void
@@ -587,36 +595,6 @@ static const struct xray__machine_ops real_ops = {
   .unsure = real_unsure,
 };
 
-/* Core clock: a chain of dependent adds, one cycle each.  Twenty bursts
- * (each the best of eight ~20 us windows), 2 ms apart, after a 30 ms spin;
- * the fastest burst.  One burst alone can land in a stretch where the core
- * runs slow (every latency of one run came out 6.6 % short that way); the
- * fastest of bursts spread over 40 ms did not move by more than 0.1 % in
- * the freq probe's runs. */
-#define CAL_BURSTS 20
-static void
-calibrate(struct real *m)
-{
-  double best = HUGE_VAL, t0 = xray__now();
-  int i;
-
-  /* An idle core runs slow for a while. */
-  while (xray__now() - t0 < 0.03)
-    if (!(add_ticks(m, 1) > 0))
-      break;
-  for (i = 0; i < CAL_BURSTS; i++) {
-    double t = add_ticks(m, 8);
-    if (t > 0 && t < best)
-      best = t;
-    while (xray__now() - t0 < 0.03 + 0.002 * (i + 1))
-      ;
-  }
-  /* Failing an add chain (neither machine code nor a compiler), a cycle is
-   * a tick and probes say so. */
-  m->ticks_per_cycle = best < HUGE_VAL ? best : 1;
-  m->base.core_hz = best < HUGE_VAL ? m->base.tick_hz / best : 0;
-}
-
 /* The machine's description: tick source, clock, and the CPU measured on. */
 static void
 where(struct real *m)
@@ -657,7 +635,10 @@ xray_machine_real(char *err, size_t errlen)
   /* One CPU for the clock and every single-threaded kernel (see
    * xray__pin); a thread that cannot be bound measures where it runs. */
   m->pinned = xray__pin(&m->pin) == 0;
-  calibrate(m);
+  {
+    double tpc = xray__clock_calibrate(&m->clock, add_ticks, m);
+    m->base.core_hz = tpc > 0 ? m->base.tick_hz / tpc : 0;
+  }
   where(m);
   xray__machine_begin(&m->base);
   return &m->base;

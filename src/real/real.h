@@ -1,5 +1,5 @@
 /* real/: what of the real machine other layers call: arenas and the
- * chase loop, the pairwise SMT test. */
+ * chase loop, the core clock, the pairwise SMT test. */
 #ifndef XRAY__REAL_H
 #define XRAY__REAL_H
 
@@ -29,6 +29,26 @@ double xray__real_bevent(xray_machine *m, long (*fn)(long size, long lim), const
                          long size);
 int xray__real_cevents(xray_machine *m, struct xray__arena *a, const char *const *names, size_t n,
                        const struct xray__chase *c, long loads, double *out);
+
+/* real/clock.c: ticks per core cycle, as the core runs now.  burst gives
+ * ticks per add of a dependent add chain over `windows` windows of ~20 us
+ * (the best of them), or NAN where the chain cannot be timed. */
+#define XRAY__CLOCK_KEEP 8
+struct xray__clock {
+  double (*burst)(void *ctx, int windows); /* NULL: no add chain here */
+  void *ctx;
+  double fallback; /* the clock at creation, or 1 */
+  double at[XRAY__CLOCK_KEEP], tpc[XRAY__CLOCK_KEEP], newest;
+  int next;
+};
+/* Sets c up with a clock taken now (after a spin, the fastest of bursts
+ * over ~40 ms): ticks per cycle, or 0 where there is no add chain (every
+ * later clock is then 1). */
+double xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, int windows),
+                             void *ctx);
+/* Ticks per cycle now: the fastest recent burst, taking new ones where
+ * they are old (about 0.2 ms every 10 ms, under 2 ms after a pause). */
+double xray__clock_now(struct xray__clock *c);
 
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
