@@ -1,8 +1,9 @@
 #!/bin/sh
 # Stability, agreement with the OS view and run time of xray probes over
 # repeated runs: RUNS runs on a quiet machine, then RUNS with the other CPU
-# busy (a spinning process pinned to CPU 1; xray itself is not pinned, so
-# that the cores probe still sees every CPU).  For each value: the distinct
+# busy (a spinning process pinned to CPU 1; xray binds itself to the CPU
+# it starts on, which the scheduler picks among the idle ones, and its
+# cores probe still sees every CPU).  For each value: the distinct
 # results with their counts, and the OS view; for each probe: the wall time
 # of 'xray PROBE' (process start and clock calibration included), mean and
 # maximum; for values with an unrounded figure, its range over the runs.
@@ -29,7 +30,7 @@ while getopts x:n:c:qm: o; do
     q) busy= ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))

@@ -360,6 +360,24 @@ sysfs_cores(double *cores, double *smt)
   return 0;
 }
 
+#ifdef XRAY__HAVE_HWLOC
+/* The CPUs this process may use (xray__affinity) as an hwloc bitmap. */
+static int
+mask_bitmap(hwloc_bitmap_t b)
+{
+  int n = xray__affinity(NULL, 0), *cpu, i;
+
+  if (n <= 0 || !(cpu = malloc((size_t) n * sizeof *cpu)))
+    return -1;
+  n = xray__affinity(cpu, n);
+  hwloc_bitmap_zero(b);
+  for (i = 0; i < n; i++)
+    hwloc_bitmap_set(b, (unsigned) cpu[i]);
+  free(cpu);
+  return 0;
+}
+#endif
+
 /* The core and CPU values. */
 static int
 os_cpu(const char *name, double *v, char *src, size_t srclen)
@@ -396,9 +414,10 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
     if (mine && in && !xray__os_root() && hwloc_topology_init(&t) == 0) {
-      /* Cores with a PU this process may use, and the most such PUs of one. */
-      int ok =
-          hwloc_topology_load(t) == 0 && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0;
+      /* Cores with a PU this process may use, and the most such PUs of one
+       * (the mask as xray__affinity gives it, not hwloc's binding: xray's
+       * own pin narrows that to one CPU). */
+      int ok = hwloc_topology_load(t) == 0 && mask_bitmap(mine) == 0;
       int nc = 0, most = 0, w;
       hwloc_obj_t c = NULL;
       while (ok && (c = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, c))) {
