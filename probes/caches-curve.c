@@ -85,6 +85,34 @@ caches_halves_agree(const struct level *l, double pages)
          && fabs(l->half[1] - pages) <= HALVES_AGREE * pages;
 }
 
+/* A plateau shorter than an octave is a level only if it is flat end
+ * to end, its draws agree, it is at least twice the one before and 1.5
+ * times under the one after (levels are); otherwise it is a stretch of
+ * a transition that looked flat (Zen 3's L2 step, not LRU, rises
+ * slowly, then jumps, then slowly again; a tree-PLRU level's transition
+ * rises 5 % a point for an octave; the shared L3's transition here is a
+ * mixture of draws that hit and draws that miss), and its points go
+ * back to it. */
+static void
+drop_short(const struct cc *c, struct shape *S)
+{
+  int i, *first = S->first, *last = S->last;
+
+  for (i = 1; i < S->np; i++)
+    if (last[i] - first[i] + 1 < PER_OCTAVE
+        && (fabs(S->sm[last[i]] - S->sm[first[i]]) > FLAT * S->sm[first[i]]
+            || plateau_spread(c, first[i], last[i]) > SPREAD_MAX
+            || plateau_level(S->sm, first[i], last[i])
+                < 2 * plateau_level(S->sm, first[i - 1], last[i - 1])
+            || (i + 1 < S->np
+                && 1.5 * plateau_level(S->sm, first[i], last[i])
+                    > plateau_level(S->sm, first[i + 1], last[i + 1])))) {
+      memmove(first + i, first + i + 1, (size_t) (S->np - i - 1) * sizeof *first);
+      memmove(last + i, last + i + 1, (size_t) (S->np - i - 1) * sizeof *last);
+      S->np--, i--;
+    }
+}
+
 /* Once the budget is spent, the last octave of the scan as one plateau
  * where every point lies within FLAT of their median and the octave does
  * not drift: memory's points have two draws each by then, and zigzag by
@@ -156,26 +184,7 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
   }
   if (c->out_of_time)
     last_octave(c, S);
-  /* A plateau shorter than an octave is a level only if it is flat end
-   * to end, its draws agree, it is at least twice the one before and 1.5
-   * times under the one after (levels are); otherwise it is a stretch of
-   * a transition that looked flat (Zen 3's L2 step, not LRU, rises
-   * slowly, then jumps, then slowly again; a tree-PLRU level's transition
-   * rises 5 % a point for an octave; the shared L3's transition here is a
-   * mixture of draws that hit and draws that miss), and its points go
-   * back to it. */
-  for (i = 1; i < S->np; i++)
-    if (last[i] - first[i] + 1 < PER_OCTAVE
-        && (fabs(S->sm[last[i]] - S->sm[first[i]]) > FLAT * S->sm[first[i]]
-            || plateau_spread(c, first[i], last[i]) > SPREAD_MAX
-            || plateau_level(S->sm, first[i], last[i])
-               < 2 * plateau_level(S->sm, first[i - 1], last[i - 1])
-            || (i + 1 < S->np && 1.5 * plateau_level(S->sm, first[i], last[i])
-                                 > plateau_level(S->sm, first[i + 1], last[i + 1])))) {
-      memmove(first + i, first + i + 1, (size_t) (S->np - i - 1) * sizeof *first);
-      memmove(last + i, last + i + 1, (size_t) (S->np - i - 1) * sizeof *last);
-      S->np--, i--;
-    }
+  drop_short(c, S);
   S->nl = S->np - 1;
   for (i = 0; i < S->nl && i < MAX_LEVELS; i++) {
     struct level *L = &S->L[i];
