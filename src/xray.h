@@ -33,7 +33,8 @@ typedef struct xray_machine xray_machine;
  * mask, until xray_machine_free gives the mask back: the clock and every
  * single-threaded kernel are then timed on one CPU (the CPUs of one
  * machine can run at clocks some per cent apart).  Threads of probes of
- * several cores still use every CPU of the mask. */
+ * several cores still use every CPU of the mask.  Measure with it, and
+ * free it, on the thread that made it. */
 xray_machine *xray_machine_real(char *err, size_t errlen);
 
 /* A simulated machine, e.g. "l1i=48K:12:64,uop=4096" (see xray(1)).
