@@ -131,21 +131,16 @@ cache_dir(int cpu, int level, const char *type, char *dir, size_t len)
   return -1;
 }
 
-/* The CPU whose caches the OS view describes: the one xray measures on
- * (its pin's home), else the first this thread may run on (on a machine
- * of several kinds of core, xray binds it to the kind it measures); cpu0
- * in a recorded tree. */
+/* The CPU whose caches the OS view describes: the first this thread may
+ * run on, which is the one xray measures on under its pin (and on a
+ * machine of several kinds of core, one of the kind it measures); cpu0 in
+ * a recorded tree. */
 static int
 view_cpu(void)
 {
-  const struct xray__pin *p = xray__pinned();
   int cpu[1];
 
-  if (xray__os_root())
-    return 0;
-  if (p)
-    return p->home;
-  return xray__affinity(cpu, 1) > 0 ? cpu[0] : 0;
+  return !xray__os_root() && xray__thread_cpus(cpu, 1) > 0 ? cpu[0] : 0;
 }
 
 /* A field ("size", "ways_of_associativity", "coherency_line_size") of

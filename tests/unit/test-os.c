@@ -4,9 +4,6 @@
  * from the machine the test runs on (hwloc, sysconf, CPUID).  And the pin
  * a real machine measures under: one CPU while it holds, the caller's mask
  * reported all the same, and that mask back when it ends. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getaffinity */
-#endif
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -15,38 +12,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sched.h>
-#endif
 
 #define PIN_CHECKS 6
 
-/* The thread's own mask as "0,1,5", as sched_getaffinity gives it. */
+/* A list of CPUs as "0,1,5", from get (the thread's own mask, or the one
+ * xray__affinity reports). */
 static void
-thread_mask(char *buf, size_t len)
+mask_text(int (*get)(int *cpu, int max), char *buf, size_t len)
 {
-  size_t at = 0;
-#ifdef __linux__
-  cpu_set_t set;
-  int i;
-
-  buf[0] = 0;
-  if (sched_getaffinity(0, sizeof set, &set) != 0)
-    return;
-  for (i = 0; i < CPU_SETSIZE && at < len; i++)
-    if (CPU_ISSET(i, &set))
-      at += (size_t) snprintf(buf + at, len - at, "%s%d", at ? "," : "", i);
-#else
-  (void) at;
-  buf[0] = 0;
-#endif
-}
-
-/* xray__affinity's list as "0,1,5". */
-static void
-reported_mask(char *buf, size_t len)
-{
-  int cpu[256], n = xray__affinity(cpu, 256), i;
+  int cpu[256], n = get(cpu, 256), i;
   size_t at = 0;
 
   buf[0] = 0;
@@ -61,14 +35,14 @@ check_pins(void)
   char caller[1024], now[1024], seen[1024], one[16];
   int cpu[256], n = xray__affinity(cpu, 256), last;
 
-  thread_mask(caller, sizeof caller);
+  mask_text(xray__thread_cpus, caller, sizeof caller);
   if (n < 1 || !caller[0] || xray__pin(&outer)) {
     for (n = 0; n < PIN_CHECKS; n++)
       tap_ok(1, "# SKIP this system does not let a thread be bound to CPUs");
     return;
   }
-  thread_mask(now, sizeof now);
-  reported_mask(seen, sizeof seen);
+  mask_text(xray__thread_cpus, now, sizeof now);
+  mask_text(xray__affinity, seen, sizeof seen);
   snprintf(one, sizeof one, "%d", outer.home);
   tap_ok(strcmp(now, one) == 0 && xray__pinned() == &outer,
          "pinned: the thread runs on CPU %s alone (its mask: %s, was %s)", one, now, caller);
@@ -81,21 +55,21 @@ check_pins(void)
     tap_ok(0, "a pin inside a binding to CPU %s", one);
     tap_ok(0, "as above");
   } else {
-    reported_mask(seen, sizeof seen);
+    mask_text(xray__affinity, seen, sizeof seen);
     tap_ok(inner.home == last && strcmp(seen, one) == 0,
            "a pin inside a binding to CPU %s: home %d, reported %s", one, inner.home, seen);
     xray__unpin(&inner);
-    thread_mask(now, sizeof now);
-    reported_mask(seen, sizeof seen);
+    mask_text(xray__thread_cpus, now, sizeof now);
+    mask_text(xray__affinity, seen, sizeof seen);
     tap_ok(strcmp(now, one) == 0 && strcmp(seen, caller) == 0 && xray__pinned() == &outer,
            "the inner pin undone: the thread on %s (%s), the outer pin's %s reported (%s)", one,
            now, caller, seen);
   }
   xray__unpin(&outer);
-  thread_mask(now, sizeof now);
+  mask_text(xray__thread_cpus, now, sizeof now);
   tap_ok(strcmp(now, caller) == 0 && xray__pinned() == NULL,
          "unpinned: the caller's mask %s is back (%s)", caller, now);
-  reported_mask(seen, sizeof seen);
+  mask_text(xray__affinity, seen, sizeof seen);
   tap_ok(strcmp(seen, caller) == 0, "unpinned: the CPUs reported are the thread's %s (%s)", caller,
          seen);
 }
