@@ -130,8 +130,10 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
   return cycles(m, ticks / (double) c->n);
 }
 
-/* The C path: generated C compiled and run as a program.  Cycles come
- * from a dependent-add chain timed on the same path, once. */
+/* The C path: generated C compiled and run as a program, which inherits
+ * the pin.  Cycles come from the home CPU's recent clock (cycles()), or
+ * where no add chain runs in this process, from one timed on the C path
+ * once. */
 static double
 real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *bytes)
 {
@@ -140,7 +142,7 @@ real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byt
   double ns;
   long size;
 
-  if (!(m->c_core_hz > 0)) {
+  if (!m->clock.burst && !(m->c_core_hz > 0)) {
     static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000, XRAY__STYLE_BARRIER };
     if (xray__ckernel_run(&chain, base->cc, base->cflags, &ns, &size, base->error,
                           sizeof base->error))
@@ -152,7 +154,7 @@ real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byt
                         sizeof base->error))
     return NAN;
   *bytes = (double) size;
-  return ns * m->c_core_hz / 1e9;
+  return m->clock.burst ? cycles(m, ns * 1e-9 * base->tick_hz) : ns * m->c_core_hz / 1e9;
 }
 
 struct chase_ctx {
@@ -484,8 +486,16 @@ static double
 real_stream(xray_machine *base, size_t k, double bytes, int threads)
 {
   struct real *m = (struct real *) base;
-  int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM);
+  int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM), i;
 
+  /* The first thread streams on the home CPU, whose clock converts the
+   * samples' ticks (xray__clock_now): CPUs may run at clocks some per
+   * cent apart. */
+  for (i = 1; m->pinned && i < n && i < MAX_TEAM; i++)
+    if (cpu[i] == m->pin.home) {
+      cpu[i] = cpu[0];
+      cpu[0] = m->pin.home;
+    }
   if (!m->stream.dl || k >= XRAY__SK_N) {
     snprintf(base->error, sizeof base->error, "the streaming kernels are not built");
     return NAN;
@@ -494,17 +504,7 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
     snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads, n);
     return NAN;
   }
-  if (threads > m->nteam) {
-    struct xray__arena *a = realloc(m->team, (size_t) threads * sizeof *a);
-    if (!a) {
-      snprintf(base->error, sizeof base->error, "out of memory");
-      return NAN;
-    }
-    memset(a + m->nteam, 0, (size_t) (threads - m->nteam) * sizeof *a);
-    m->team = a;
-    m->nteam = threads;
-  }
-  return xray__real_stream(&m->stream, k, bytes, threads, cpu, m->team, base->tick_hz,
+  return xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam, base->tick_hz,
                            xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
 

@@ -126,10 +126,27 @@ member_run(void *arg)
   return NULL;
 }
 
+/* The team's arenas, one a thread, grown to `threads` (the new ones
+ * empty): 0, or -1. */
+static int
+grow(struct xray__arena **team, int *nteam, int threads)
+{
+  struct xray__arena *a;
+
+  if (threads <= *nteam)
+    return 0;
+  if (!(a = realloc(*team, (size_t) threads * sizeof *a)))
+    return -1;
+  memset(a + *nteam, 0, (size_t) (threads - *nteam) * sizeof *a);
+  *team = a;
+  *nteam = threads;
+  return 0;
+}
+
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena *arena, double tick_hz, double ticks_per_cycle,
-                  char *err, size_t errlen)
+                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
+                  double ticks_per_cycle, char *err, size_t errlen)
 {
   struct team t;
   struct member *mem;
@@ -151,7 +168,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   }
   mem = calloc((size_t) threads, sizeof *mem);
   th = calloc((size_t) threads, sizeof *th);
-  if (!mem || !th) {
+  if (!mem || !th || grow(team, nteam, threads)) {
     free(mem);
     free(th);
     snprintf(err, errlen, "out of memory");
@@ -160,7 +177,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   for (i = 0; i < threads; i++) {
     mem[i].t = &t;
     mem[i].cpu = cpu[i];
-    mem[i].arena = &arena[i];
+    mem[i].arena = &(*team)[i];
     if (pthread_create(&th[i], NULL, member_run, &mem[i]) != 0)
       break;
     started++;
@@ -196,11 +213,11 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
 #else
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena *arena, double tick_hz, double ticks_per_cycle,
-                  char *err, size_t errlen)
+                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
+                  double ticks_per_cycle, char *err, size_t errlen)
 {
-  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) arena, (void) tick_hz;
-  (void) ticks_per_cycle;
+  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) team, (void) nteam;
+  (void) tick_hz, (void) ticks_per_cycle;
   snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
   return NAN;
 }
