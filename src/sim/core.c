@@ -4,6 +4,7 @@
  *
  *   clock=MHZ      core clock (3000)          tsc=MHZ   time-stamp counter (none)
  *   drift=PERCENT  the clock moves this much over a probe's run (0)
+ *   swing=PERCENT  ... and this much for the middle fifth of it, then back (0)
  *   int=ADD:MUL:DIV         integer latencies in cycles (1:3:9)
  *   fp=ADD:MUL:DIV:FMA      floating-point latencies (3:3:13.5:4)
  *   ithru=ADD:MUL:DIV       integer operations per cycle (4:1:0.2)
@@ -113,14 +114,14 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
   double v[4];
   int i;
 
-  if (strcmp(key, "drift") == 0) {
+  if (strcmp(key, "drift") == 0 || strcmp(key, "swing") == 0) {
     char *end;
     double d = xray__decimal(val, &end);
     if (end == val || *end || !(d > -50 && d < 50)) {
-      snprintf(err, errlen, "drift=%s: expected a percentage between -50 and 50", val);
+      snprintf(err, errlen, "%s=%s: expected a percentage between -50 and 50", key, val);
       return -1;
     }
-    c->drift = d / 100;
+    *(strcmp(key, "drift") == 0 ? &c->drift : &c->swing) = d / 100;
   } else if (strcmp(key, "clock") == 0 || strcmp(key, "tsc") == 0) {
     if (numbers(key, val, v, 1, 0, err, errlen))
       return -1;

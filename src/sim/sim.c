@@ -217,16 +217,18 @@ sim_kinfo(xray_machine *base, size_t i, double *stack)
 }
 
 /* Noise only ever slows a window down; the clock drifts with simulated
- * time. */
+ * time, and swings for the middle fifth of each probe's run. */
 static double
 sim_clock(xray_machine *base, double *tsc_hz)
 {
   struct sim *m = (struct sim *) base;
-  double slow = xray__sim_slowdown(m);
+  double slow = xray__sim_slowdown(m), phase;
 
-  m->cpu.t += 0.025;             /* a probe's 40 bursts span the drift */
+  m->cpu.t += 0.025; /* a probe's 40 bursts span the drift */
+  phase = fmod(m->cpu.t, 1.0);
   *tsc_hz = m->cpu.tsc * 1e6;
-  return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t) / slow;
+  return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t)
+      * (phase > 0.4 && phase <= 0.6 ? 1 + m->cpu.swing : 1) / slow;
 }
 
 static double

@@ -490,13 +490,14 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
       m->cpu_items = 1;
     return r < 0 ? -1 : 0;
   }
-  snprintf(err, errlen,
-           "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
-           "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
-           "tenant, clock, tsc, drift, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-           "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
-           "noise, spikes, seed, kind)",
-           item);
+  snprintf(
+      err, errlen,
+      "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
+      "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
+      "tenant, clock, tsc, drift, swing, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
+      "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
+      "noise, spikes, seed, kind)",
+      item);
   return -1;
 }
 
