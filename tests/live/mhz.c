@@ -1,8 +1,10 @@
 /* An independent measure of the core clock, for tests/live/freq.test and
  * bench/freq.sh: a chain of dependent adds (inline asm, x86-64) timed with
- * clock_gettime, 40 bursts 2.5 ms apart, each the fastest of 8 windows,
- * after a 50 ms spin.  Prints the fastest burst and the median one, in
- * MHz: apart, the clock moved. */
+ * clock_gettime, 40 bursts 2.5 ms apart, each the fastest of 8 windows of
+ * 65536 adds, after a 50 ms spin.  Prints the fastest burst and the median
+ * one, in MHz: apart, the clock moved.  A window lasts about 20 us: the
+ * clock read inside it costs some nanoseconds, and a guest's clock may
+ * advance in steps of 10 ns, which would be 0.2 % of a 5 us window. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -36,13 +38,13 @@ main(void)
       /* A long body: some cores (Intel's Ice Lake) lose a cycle at the
          loop's taken branch even in a latency-bound chain, which a short
          body would count as a slower clock. */
-      for (i = 0; i < 16; i++)
+      for (i = 0; i < 64; i++)
         __asm__ __volatile__(".rept 1024\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(y));
       double t = now() - t1;
       if (t < best)
         best = t;
     }
-    burst[b] = 16384.0 / best / 1e6;
+    burst[b] = 65536.0 / best / 1e6;
     while (now() - start < 0.0025)
       ;
   }
