@@ -32,7 +32,6 @@ struct real {
   struct xray__sampler sampler;
   struct kind kind[MAX_KINDS];
   struct xray__clock clock; /* ticks per cycle, as the core runs now */
-  double c_core_hz;             /* the clock as the C path measures it */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
   struct xray__kernel_set kernels;   /* the last kernel set built */
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
@@ -131,30 +130,21 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
 }
 
 /* The C path: generated C compiled and run as a program, which inherits
- * the pin.  Cycles come from the home CPU's recent clock (cycles()), or
- * where no add chain runs in this process, from one timed on the C path
- * once. */
+ * the pin, so that the home CPU's recent clock converts its times as it
+ * does every other kernel's (cycles()). */
 static double
 real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *bytes)
 {
-  struct real *m = (struct real *) base;
   struct xray_cspec k = *c;
   double ns;
   long size;
 
-  if (!m->clock.burst && !(m->c_core_hz > 0)) {
-    static const struct xray_cspec chain = { "p0 = p0 + p1", "long", 2, 1000, XRAY__STYLE_BARRIER };
-    if (xray__ckernel_run(&chain, base->cc, base->cflags, &ns, &size, base->error,
-                          sizeof base->error))
-      return NAN;
-    m->c_core_hz = 1e9 / ns;
-  }
   k.unroll = (int) n;
   if (xray__ckernel_run(&k, base->cc, base->cflags, &ns, &size, base->error,
                         sizeof base->error))
     return NAN;
   *bytes = (double) size;
-  return m->clock.burst ? cycles(m, ns * 1e-9 * base->tick_hz) : ns * m->c_core_hz / 1e9;
+  return cycles((struct real *) base, ns * 1e-9 * base->tick_hz);
 }
 
 struct chase_ctx {
