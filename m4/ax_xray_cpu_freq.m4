@@ -10,11 +10,13 @@
 #
 #   Measures the core clock of the build machine as the rate of a chain of
 #   dependent integer adds (one per cycle; X-Ray, Yotov, Pingali and
-#   Stodghill, Sec. 3.1), the fastest of 40 bursts over about 0.1 s, and the
-#   rate of the time-stamp counter where there is one.  Neither is read from
-#   the OS: on many machines the OS reports the TSC rate as "cpu MHz", which
-#   is not the clock the core runs at.  A clock that moves during the run
-#   (frequency scaling) is reported and leaves the value unconfirmed.
+#   Stodghill, Sec. 3.1), the median of the fastest bursts of the four
+#   quarters of a 0.1 s run, and the rate of the time-stamp counter where
+#   there is one.  Neither is read from the OS: on many machines the OS
+#   reports the TSC rate as "cpu MHz", which is not the clock the core runs
+#   at.  A clock that moves during the run (frequency scaling, a boost
+#   that holds for part of it) is reported and leaves the value
+#   unconfirmed.
 #   ACTION-IF-FOUND runs when the core clock is known.
 #
 #   Cache variables (preset them to skip the measurement):
@@ -46,7 +48,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_CPU_FREQ], [
 _AX_XRAY_VALUE([ax_cv_xray_cpu_mhz], [XRAY_CPU_MHZ], [freq], [cpu-mhz], [core clock], [MHz])

@@ -1,14 +1,15 @@
 /* Core clock (X-Ray Sec. 3.1): a chain of dependent integer adds runs at
  * one add per cycle, so adds per second is the clock.  Each burst is the
- * best of eight ~20 us windows (noise only slows a window down); the value
- * is the fastest of 40 bursts spread over ~0.1 s.  The fastest bursts of
- * each quarter of the run are compared: a clock that moved (frequency
- * scaling, a thermal limit, a shared host's boost that rises for a moment
- * and falls back) is reported, and the value is left unconfirmed.  Not
- * only the first and the last quarters: a rise in between and back would
- * make the fastest burst one of a moment's clock.  The time-stamp
- * counter's rate comes from the tick source's calibration against
- * CLOCK_MONOTONIC. */
+ * best of eight ~20 us windows (noise only slows a window down), and 40
+ * bursts spread over ~0.1 s make four quarters.  A quarter's clock is its
+ * fastest burst; the value is the median of the four quarters' clocks.
+ * Not the fastest burst of all: a shared host's boost can rise for a
+ * moment and fall back, and one quarter's rise is then one moment's clock,
+ * not the one code runs at.  Where the quarters' clocks differ by more
+ * than MOVED (frequency scaling, a thermal limit, a boost that held for
+ * part of the run), the value is left unconfirmed and the four are named.
+ * The time-stamp counter's rate comes from the tick source's calibration
+ * against CLOCK_MONOTONIC. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -23,7 +24,7 @@ run_freq(xray_machine *m, xray_report *r)
 {
   xray_value *cpu = xray__report_param(r, "XRAY_CPU_MHZ", NULL, NULL);
   xray_value *tsc = xray__report_param(r, "XRAY_TSC_MHZ", NULL, NULL);
-  double hz[BURSTS], best = 0, part[PARTS] = { 0 }, lo, hi, tsc_hz = 0, t0 = xray__now();
+  double hz[BURSTS], part[PARTS] = { 0 }, lo, hi, mid, tsc_hz = 0, t0 = xray__now();
   char how[200];
   int i, n = 0;
 
@@ -34,7 +35,6 @@ run_freq(xray_machine *m, xray_report *r)
     if (isnan(hz[i]))
       break;
     n++;
-    best = fmax(best, hz[i]);
     part[i * PARTS / BURSTS] = fmax(part[i * PARTS / BURSTS], hz[i]);
     if (m->timed)
       while (xray__now() - t0 < SPACING * (i + 1))
@@ -43,20 +43,21 @@ run_freq(xray_machine *m, xray_report *r)
   if (n < BURSTS) {
     xray__value_unknown(cpu, m->error[0] ? m->error : "the add chain cannot be timed here");
   } else {
-    snprintf(how, sizeof how, "dependent integer adds, fastest of %d bursts over %.2f s",
-             BURSTS, xray__now() - t0);
-    xray__value_measured(cpu, floor(best / 1e6 + 0.5), how);
-    cpu->exact = best / 1e6;
+    mid = xray__median(part, PARTS);
     for (lo = hi = part[0], i = 1; i < PARTS; i++)
       lo = fmin(lo, part[i]), hi = fmax(hi, part[i]);
-    if (hi - lo > MOVED * best) {
+    snprintf(how, sizeof how,
+             "dependent integer adds: the median of the fastest bursts of the quarters of %d "
+             "bursts over %.2f s",
+             BURSTS, xray__now() - t0);
+    if (hi - lo > MOVED * mid)
       snprintf(how, sizeof how,
                "the clock moved during the run: the fastest bursts of its quarters ran at "
                "%.0f, %.0f, %.0f and %.0f MHz",
                part[0] / 1e6, part[1] / 1e6, part[2] / 1e6, part[3] / 1e6);
-      xray__value_measured(cpu, floor(best / 1e6 + 0.5), how);
-      cpu->unconfirmed = 1;
-    }
+    xray__value_measured(cpu, floor(mid / 1e6 + 0.5), how);
+    cpu->exact = mid / 1e6;
+    cpu->unconfirmed = hi - lo > MOVED * mid;
   }
   if (tsc_hz > 0) {
     xray__value_measured(tsc, floor(tsc_hz / 1e6 + 0.5),

@@ -4,7 +4,8 @@
  *
  *   clock=MHZ      core clock (3000)          tsc=MHZ   time-stamp counter (none)
  *   drift=PERCENT  the clock moves this much over a probe's run (0)
- *   swing=PERCENT  ... and this much for the middle fifth of it, then back (0)
+ *   swing=PERCENT[:FRACTION]  ... and this much for FRACTION of it from
+ *                  four tenths of the way on, then back (0:0.2)
  *   int=ADD:MUL:DIV         integer latencies in cycles (1:3:9)
  *   fp=ADD:MUL:DIV:FMA      floating-point latencies (3:3:13.5:4)
  *   ithru=ADD:MUL:DIV       integer operations per cycle (4:1:0.2)
@@ -116,12 +117,23 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
 
   if (strcmp(key, "drift") == 0 || strcmp(key, "swing") == 0) {
     char *end;
-    double d = xray__decimal(val, &end);
+    double d = xray__decimal(val, &end), f = 0.2;
+    if (key[0] == 's' && end != val && *end == ':') {
+      const char *at = end + 1;
+      f = xray__decimal(at, &end);
+      if (end == at || *end || !(f > 0 && f <= 0.6)) {
+        snprintf(err, errlen, "%s=%s: expected a fraction of the run above 0, at most 0.6", key,
+                 val);
+        return -1;
+      }
+    }
     if (end == val || *end || !(d > -50 && d < 50)) {
       snprintf(err, errlen, "%s=%s: expected a percentage between -50 and 50", key, val);
       return -1;
     }
-    *(strcmp(key, "drift") == 0 ? &c->drift : &c->swing) = d / 100;
+    *(key[0] == 'd' ? &c->drift : &c->swing) = d / 100;
+    if (key[0] == 's')
+      c->swing_for = f;
   } else if (strcmp(key, "clock") == 0 || strcmp(key, "tsc") == 0) {
     if (numbers(key, val, v, 1, 0, err, errlen))
       return -1;

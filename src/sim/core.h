@@ -12,7 +12,8 @@
  * part of the simulated machine. */
 struct xray__sim_core {
   double mhz, tsc, drift; /* core and TSC clocks; drift: relative change per probe */
-  double swing; /* relative change for the middle fifth of a probe's run */
+  double swing; /* relative change for part of a probe's run ... */
+  double swing_for; /* ... that fraction of it, from 0.4 of the way on */
   double lat[2][4], thru[2][4]; /* [int, fp][add, mul, div, fma]: cycles, ops per cycle */
   int regs[3]; /* variables that fit in registers: int, fp, vector */
   int vecbits; /* widest vector type the compiler offers */

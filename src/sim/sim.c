@@ -217,7 +217,7 @@ sim_kinfo(xray_machine *base, size_t i, double *stack)
 }
 
 /* Noise only ever slows a window down; the clock drifts with simulated
- * time, and swings for the middle fifth of each probe's run. */
+ * time, and swings for a part of each probe's run from 0.4 of the way on. */
 static double
 sim_clock(xray_machine *base, double *tsc_hz)
 {
@@ -228,7 +228,7 @@ sim_clock(xray_machine *base, double *tsc_hz)
   phase = fmod(m->cpu.t, 1.0);
   *tsc_hz = m->cpu.tsc * 1e6;
   return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t)
-      * (phase > 0.4 && phase <= 0.6 ? 1 + m->cpu.swing : 1) / slow;
+      * (phase > 0.4 && phase <= 0.4 + m->cpu.swing_for + 1e-9 ? 1 + m->cpu.swing : 1) / slow;
 }
 
 static double
