@@ -5,10 +5,10 @@
 # the first and on the last CPU of this shell's affinity mask in turn,
 # the reference, xray freq and the reference again, all three bound to
 # that CPU with taskset.  A line per run: the CPU, the two references
-# (fastest burst, median burst), xray's value and status, its wall time
+# (clock, median burst), xray's value and status, its wall time
 # and its ratio to the nearer end of the references' span (1 inside it).
 # A run is steady where, as in tests/live/freq.test, each reference's
-# median burst is within 1 % of its fastest, the two references are
+# median burst is within 1 % of its clock, the two references are
 # within 1 % of each other and xray confirmed its value.  At the end, for
 # steady runs: the ratio's range and median and how many lie within 0.5 %;
 # for each CPU: the median of its references (CPUs can run at clocks some

@@ -1,10 +1,12 @@
 /* An independent measure of the core clock, for tests/live/freq.test and
  * bench/freq.sh: a chain of dependent adds (inline asm, x86-64) timed with
  * clock_gettime, 40 bursts 2.5 ms apart, each the fastest of 8 windows of
- * 65536 adds, after a 50 ms spin.  Prints the fastest burst and the median
- * one, in MHz: apart, the clock moved.  A window lasts about 20 us: the
- * clock read inside it costs some nanoseconds, and a guest's clock may
- * advance in steps of 10 ns, which would be 0.2 % of a 5 us window. */
+ * 65536 adds, after a 50 ms spin.  Prints the clock, the median of the
+ * fastest bursts of the four quarters of the run (the statistic xray
+ * reports: a rise for a moment is not the clock), and the median burst,
+ * in MHz: apart, the clock moved.  A window lasts about 20 us: the clock
+ * read inside it costs some nanoseconds, and a guest's clock may advance
+ * in steps of 10 ns, which would be 0.2 % of a 5 us window. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -24,7 +26,7 @@ up(const void *a, const void *b)
 int
 main(void)
 {
-  double burst[40], t0 = now();
+  double burst[40], quarter[4] = { 0 }, t0 = now();
   long x = 0, y = 1;
   int b, w, i;
   /* An idle core runs slow for a while: spin first, as xray does. */
@@ -48,8 +50,13 @@ main(void)
     while (now() - start < 0.0025)
       ;
   }
-  /* The fastest burst, and the median one: apart, the clock moved. */
+  /* Each quarter's fastest burst; the clock is their median. */
+  for (b = 0; b < 40; b++)
+    if (burst[b] > quarter[b / 10])
+      quarter[b / 10] = burst[b];
+  qsort(quarter, 4, sizeof *quarter, up);
+  /* ... and the median burst: apart, the clock moved. */
   qsort(burst, 40, sizeof *burst, up);
-  printf("%.1f %.1f\n", burst[39], (burst[19] + burst[20]) / 2);
+  printf("%.1f %.1f\n", (quarter[1] + quarter[2]) / 2, (burst[19] + burst[20]) / 2);
   return 0;
 }
