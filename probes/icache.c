@@ -213,7 +213,7 @@ struct once {
   double l1i, uop;
   int uop_seen_twice;           /* an 8-byte NOP edge at the same op count */
   int l1i_gradual, uop_gradual;
-  char why[200];
+  char why[400]; /* as long as a value's reason */
   char uop_why[200]; /* why the op cache is NAN, where not hidden by the L1I */
 };
 

@@ -352,10 +352,15 @@ write_text(const xray_report *r, FILE *f)
     put_line(f, "C kernels built with: ", r->compiler, PLAIN, "\n");
   for (i = 0; i < r->n; i++) {
     const xray_value *v = &r->v[i];
+    int yes_no = !v->text[0] && strcmp(v->unit, "boolean") == 0;
     fprintf(f, "%-22s ", v->name);
     if (known(v)) {
-      value_out(f, v, "");
-      if (!v->text[0])
+      /* A yes/no value reads as such; shell and JSON keep its 1 or 0. */
+      if (yes_no)
+        fputs(v->value ? "yes" : "no", f);
+      else
+        value_out(f, v, "");
+      if (!v->text[0] && !yes_no)
         fprintf(f, " %s", v->unit);
       if (!isnan(v->ns))
         fprintf(f, " (%.1f ns)", v->ns);
@@ -368,7 +373,10 @@ write_text(const xray_report *r, FILE *f)
       put_line(f, "unknown (", v->reason, PLAIN, "");
     if (v->have_os) {
       fprintf(f, "; %s says ", v->os_source);
-      num(f, v->os_value);
+      if (yes_no)
+        fputs(v->os_value ? "yes" : "no", f);
+      else
+        num(f, v->os_value);
       if (v->disagree)
         fprintf(f, ", DISAGREES");
     }
