@@ -24,18 +24,18 @@ run_freq(xray_machine *m, xray_report *r)
 {
   xray_value *cpu = xray__report_param(r, "XRAY_CPU_MHZ", NULL, NULL);
   xray_value *tsc = xray__report_param(r, "XRAY_TSC_MHZ", NULL, NULL);
-  double hz[BURSTS], part[PARTS] = { 0 }, lo, hi, mid, tsc_hz = 0, t0 = xray__now();
+  double hz, part[PARTS] = { 0 }, lo, hi, mid, tsc_hz = 0, t0 = xray__now();
   char how[200];
-  int i, n = 0;
+  int i, n = 0, moved;
 
   if (!cpu || !tsc)
     return -1;
   for (i = 0; i < BURSTS; i++) {
-    hz[i] = 1e6 * xray__point(m, "freq", "addchain", i, m->ops->clock(m, &tsc_hz) / 1e6);
-    if (isnan(hz[i]))
+    hz = 1e6 * xray__point(m, "freq", "addchain", i, m->ops->clock(m, &tsc_hz) / 1e6);
+    if (isnan(hz))
       break;
     n++;
-    part[i * PARTS / BURSTS] = fmax(part[i * PARTS / BURSTS], hz[i]);
+    part[i * PARTS / BURSTS] = fmax(part[i * PARTS / BURSTS], hz);
     if (m->timed)
       while (xray__now() - t0 < SPACING * (i + 1))
         ;
@@ -46,18 +46,19 @@ run_freq(xray_machine *m, xray_report *r)
     mid = xray__median(part, PARTS);
     for (lo = hi = part[0], i = 1; i < PARTS; i++)
       lo = fmin(lo, part[i]), hi = fmax(hi, part[i]);
-    snprintf(how, sizeof how,
-             "dependent integer adds: the median of the fastest bursts of the quarters of %d "
-             "bursts over %.2f s",
-             BURSTS, xray__now() - t0);
-    if (hi - lo > MOVED * mid)
+    if ((moved = hi - lo > MOVED * mid))
       snprintf(how, sizeof how,
                "the clock moved during the run: the fastest bursts of its quarters ran at "
                "%.0f, %.0f, %.0f and %.0f MHz",
                part[0] / 1e6, part[1] / 1e6, part[2] / 1e6, part[3] / 1e6);
+    else
+      snprintf(how, sizeof how,
+               "dependent integer adds: the median of the fastest bursts of the quarters of %d "
+               "bursts over %.2f s",
+               BURSTS, xray__now() - t0);
     xray__value_measured(cpu, floor(mid / 1e6 + 0.5), how);
     cpu->exact = mid / 1e6;
-    cpu->unconfirmed = hi - lo > MOVED * mid;
+    cpu->unconfirmed = moved;
   }
   if (tsc_hz > 0) {
     xray__value_measured(tsc, floor(tsc_hz / 1e6 + 0.5),
