@@ -72,3 +72,43 @@ procs_in_group() {
       echo "${p#/proc/}"
   done | wc -l
 }
+# tolerance NAME: how far a value may lie from NAME's published figure, as
+# a share of it: capacities read off an edge within 3 % (the L1I, the op
+# cache: a loop's footprint is counted in whole statements) or 10 % (the
+# L2: host page colours smear its edge), every other figure exact.
+tolerance() {
+  case $1 in
+    XRAY_L1I_SIZE | XRAY_UOP_CACHE_OPS) echo 0.03 ;;
+    XRAY_L2_SIZE) echo 0.10 ;;
+    *) echo 0 ;;
+  esac
+}
+# agrees NAME VALUE FIGURE: VALUE is FIGURE (a number, or LO..HI) within
+# NAME's tolerance.
+agrees() {
+  awk -v a="$2" -v f="$3" -v t="$(tolerance "$1")" 'BEGIN {
+    lo = f; hi = f; if (f ~ /\.\./) { split(f, r, /\.\./); lo = r[1]; hi = r[2] }
+    exit !(a != "" && a + 0 >= lo * (1 - t) && a + 0 <= hi * (1 + t)) }'
+}
+# verdict NAME FILE [FIGURE]: NAME in FILE (xray --format=shell output)
+# against FIGURE (default: its published figure for this CPU), as a word
+# and the value: "established V" (confirmed and right), "wrong V"
+# (confirmed, not the figure), "unconfirmed V" or "unknown".
+verdict() {
+  v=$(sed -n "s/^$1=//p" "$2")
+  f=${3-$(published "$1")}
+  if [ -z "$v" ]; then echo unknown
+  elif grep -q "^# $1 unconfirmed" "$2"; then echo "unconfirmed $v"
+  elif agrees "$1" "$v" "$f"; then echo "established $v"
+  else echo "wrong $v"; fi
+}
+# recorded_probes DIR: the probes whose points a recording holds.
+recorded_probes() {
+  tail -n +2 "$1/points.csv" | cut -d, -f1 | sed 's/-.*//' | sort -u | tr '\n' ' '
+}
+# names_published: the names tests/data/cpus.tsv publishes for this CPU.
+names_published() {
+  set -- $(cpu_id)
+  [ $# -eq 3 ] && awk -F'\t' -v v="$1" -v f="$2" -v m="$3" \
+    '$1 == v && $2 == f && $3 == m { print $4 }' "$cpus_tsv"
+}
