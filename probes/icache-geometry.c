@@ -72,7 +72,7 @@ static double
 draw(struct geo *g, size_t k, uint64_t stride, uint32_t len, int how, uint64_t shift)
 {
   static const char tag[] = "nho";
-  struct xray__jchain c = { g->s, g->p, k };
+  struct xray__jchain c = { g->s, g->p, k, XRAY__LINK_JUMP };
   char label[96];
   size_t i;
   double y;

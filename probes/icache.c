@@ -31,153 +31,16 @@
  * the footprint of the largest loop within 3 % of full speed in whole
  * 64-byte blocks (sharp edge), or the onset fitted on the transition
  * (gradual, LRU-like edge), rounded to a block. */
-#include "xray-internal.h"
+#include "icache.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Determinations at most (fewer once the time budget is spent), and how
  * close two must be to confirm a value. */
 #define MAX_RUNS 16
 #define AGREE 0.03
-
-struct ctx {
-  xray_machine *m;
-  const struct xray_stmt *s;
-};
-
-static double
-loop_bytes(const struct xray_stmt *s, size_t n)
-{
-  return (double) n * s->len + XRAY__LOOP_TAIL_BYTES;
-}
-
-static size_t
-stmts_for(const struct xray_stmt *s, double bytes)
-{
-  double n = floor((bytes - XRAY__LOOP_TAIL_BYTES) / s->len);
-
-  return n < 1 ? 1 : (size_t) n;
-}
-
-static double
-point(void *p, double bytes)
-{
-  struct ctx *c = p;
-  size_t n = stmts_for(c->s, bytes);
-  double y = c->m->ops->code(c->m, c->s, n);
-
-  return xray__point(c->m, "icache", c->s->name, loop_bytes(c->s, n), y);
-}
-
-static int
-scan(struct ctx *c, struct xray__curve *cv, double hi)
-{
-  size_t i;
-
-  if (xray__scan(cv, 1024, hi, 8, point, c))
-    return -1;
-  for (i = 0; i < cv->n; i++)
-    if (!(cv->y[i] > 0))
-      return -1;
-  return 0;
-}
-
-/* Median time of the three 64-byte steps just above x. */
-static double
-level_above(struct ctx *c, double x)
-{
-  double y[3];
-  int k;
-
-  for (k = 0; k < 3; k++)
-    y[k] = point(c, x + 64 * (k + 1));
-  return xray__median(y, 3);
-}
-
-/* The onset of an edge: the largest loop in [a, x] (a on the low plateau,
- * x past the onset) whose median time stays within ONSET of the low level,
- * or within the noise of a median if that is more.  The first misses cost
- * little: a set-associative L1I misses first in the few sets a loop just
- * over its size over-fills, and where an op cache serves part of the loop
- * or the kernel has time to spare (decode- or jump-bound) the time rises
- * by a few per cent long before it reaches the next level. */
-#define ONSET 0.03
-#define ONSET_DRAWS 5
-
-static double
-onset(struct ctx *c, double a, double x, double thr)
-{
-  while (x - a > 64) {
-    double mid = floor((a + x) / 128) * 64, y[ONSET_DRAWS];
-    int k;
-    if (mid <= a)
-      break;
-    for (k = 0; k < ONSET_DRAWS; k++)
-      y[k] = point(c, mid);
-    if (xray__median(y, ONSET_DRAWS) <= thr)
-      a = mid;
-    else
-      x = mid;
-  }
-  return a;
-}
-
-/* The level the onset is measured from, lo, raised by ONSET or by 2.5
- * standard deviations of a median of ONSET_DRAWS points, whichever is
- * more; the deviation is estimated (from the median absolute deviation)
- * over the octave of the curve below the step. */
-static double
-onset_threshold(const struct xray__curve *cv, const struct xray__step *st, double lo)
-{
-  double d[64], y[64], med, sigma;
-  size_t i, n = 0;
-
-  for (i = 0; i <= st->last_low && n < 64; i++)
-    if (cv->x[i] >= cv->x[st->last_low] / 2)
-      y[n++] = cv->y[i];
-  if (n < 4)
-    return lo * (1 + ONSET);
-  med = xray__median(y, n);
-  for (i = 0; i < n; i++)
-    d[i] = fabs(y[i] - med);
-  sigma = 1.4826 * xray__median(d, n);
-  return lo + fmax(ONSET * lo, 2.5 * 1.25 * sigma / sqrt(ONSET_DRAWS));
-}
-
-/* Capacity in bytes of the edge of step st on curve cv, measured up from
- * level lo (the plateau, or the decoders' rate for the L1I edge, so that an
- * op-cache edge just below it is not taken for it).  A sharp edge after
- * which the curve has not reached the high level was a lower edge (on Zen
- * 3, 8-byte NOPs leave the op cache at 30.5 KB and the L1I at 32.7 KB):
- * refine again from there, with the plateau found above it as the low
- * level. */
-static double
-edge(struct ctx *c, const struct xray__curve *cv, const struct xray__step *st, double lo,
-     int *gradual)
-{
-  double a = cv->x[st->last_low], b = cv->x[st->first_high], x = a, above, thr;
-  int tries;
-
-  thr = onset_threshold(cv, st, lo);
-  for (tries = 0; tries < 3; tries++) {
-    x = xray__refine_edge(a, b, lo, st->hi, 64, point, c, gradual);
-    if (*gradual)
-      return floor(x / 64 + 0.5) * 64;
-    above = level_above(c, x);
-    if (above >= st->hi - 0.25 * (st->hi - lo) || x + 256 >= b)
-      break;
-    /* A lower edge: the next is measured up from the level above it. */
-    a = x + 64;
-    lo = above;
-    thr = lo * (1 + ONSET);
-  }
-  /* The last loop below three quarters of the step lies past the first
-   * misses: search below it. */
-  x = onset(c, a, x + 64, thr);
-  /* x is the largest full-speed loop: count the blocks it touches. */
-  return ceil(loop_bytes(c->s, stmts_for(c->s, x)) / 64) * 64;
-}
 
 /* The fetch-bound kernels.  They differ in taken jumps and instructions
  * per 64-byte window, so an op cache (which ends an entry at a taken jump
@@ -211,37 +74,15 @@ shares(double x, double edge)
  * reason in why. */
 struct once {
   double l1i, uop;
+  double l1i_alone; /* the chase's edge where no other view shares it */
+  int l1i_by; /* the second view of l1i: L1I_LOOPS, L1I_CHASE, L1I_OS */
   int uop_seen_twice;           /* an 8-byte NOP edge at the same op count */
   int l1i_gradual, uop_gradual;
   char why[400]; /* as long as a value's reason */
   char uop_why[200]; /* why the op cache is NAN, where not hidden by the L1I */
 };
 
-/* Every fetch-bound edge of one kernel's curve, in bytes, ascending.  A
- * step well past floor_x is measured up from at least floor_lo. */
-static int
-edges_of(struct ctx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
-         int *gradual, int max)
-{
-  struct xray__curve cv = { 0 };
-  struct xray__step st[8];
-  size_t ns, i;
-  int n = 0;
-
-  if (scan(c, &cv, hi_bytes)) {
-    xray__curve_free(&cv);
-    return -1;
-  }
-  ns = xray__find_steps(&cv, 0.25, st, 8);
-  for (i = 0; i < ns && n < max; i++) {
-    double lo = cv.x[st[i].first_high] > 1.25 * floor_x ? fmax(st[i].lo, floor_lo) : st[i].lo;
-    double x = edge(c, &cv, &st[i], lo, &gradual[n]);
-    if (n == 0 || x > e[n - 1] * (1 + AGREE))
-      e[n++] = x;
-  }
-  xray__curve_free(&cv);
-  return n;
-}
+enum { L1I_LOOPS = 1, L1I_CHASE, L1I_OS };
 
 /* Whether the kernel with the most taken jumps doubts an edge x that j32
  * shares with the 8-byte NOPs: it steps well below x (an op cache that
@@ -309,7 +150,7 @@ l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const 
 /* The op cache from the 4-byte NOPs' curve cv4 (n4 steps, the first
  * st4) and the 8-byte NOPs' edges e8 (ne8 of them). */
 static void
-uop_from_curve(struct once *o, struct ctx *c4, struct xray__curve *cv4, struct xray__step *st4,
+uop_from_curve(struct once *o, struct ictx *c4, struct xray__curve *cv4, struct xray__step *st4,
                size_t n4, const double *e8, int ne8)
 {
   int a;
@@ -319,7 +160,7 @@ uop_from_curve(struct once *o, struct ctx *c4, struct xray__curve *cv4, struct x
    * L1I's (an op cache, if any, then holds at least as much of this code
    * as the L1I: its size is not seen). */
   if (n4 > 0) {
-    double x = edge(c4, cv4, st4, st4->lo, &o->uop_gradual);
+    double x = xray__ic_edge(c4, cv4, st4, st4->lo, &o->uop_gradual);
     for (a = 0; a < ne8 && !shares(x, e8[a]); a++)
       ;
     if (a == ne8) {
@@ -349,13 +190,107 @@ uop_from_curve(struct once *o, struct ctx *c4, struct xray__curve *cv4, struct x
     o->uop = 0;
 }
 
+/* The last edge up to CHASE_TOP of a chase through pieces of statements
+ * stmt (icache.h): the largest code its pieces' fetch latency stays flat
+ * for; NAN if none (or it cannot be timed: a recording made before it
+ * existed).  An op cache holds fewer of its pieces than the L1I (a 64-byte
+ * window of 4-byte NOPs needs more entries than one of 8-byte NOPs, and
+ * each piece ends in taken branches), so any edge of its comes first. */
+#define CHASE_TOP (160 * 1024)
+static double
+chase_last(xray_machine *m, const char *stmt, int *gradual)
+{
+  struct ictx cc = { m, xray__stmt_find(stmt), 1, UINT64_C(0x9e3779b97f4a7c15), NULL, 0 };
+  double e[MAX_EDGES];
+  int g[MAX_EDGES], n = xray__ic_edges(&cc, CHASE_TOP, 0, INFINITY, e, g, MAX_EDGES);
+
+  xray__ic_free(&cc);
+  if (n <= 0)
+    return NAN;
+  *gradual = g[n - 1];
+  return e[n - 1];
+}
+
+/* Where the loops agree on no edge, the chase's: confirmed where a loop
+ * kernel steps there too (the windows of shares()), or where a chase
+ * through pieces of 2-byte NOPs ends at the same size (within AGREE): it
+ * has twice the ops in each window, so that an op cache reaches half as
+ * far in it, while the L1I holds the same lines.  Alone it is a candidate
+ * (o->l1i_alone). */
+static void
+chase_edge(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
+{
+  double ch, ch2;
+  int g, g2, b;
+  size_t i;
+
+  o->l1i_alone = NAN;
+  if (!isnan(o->l1i) || isnan(ch = chase_last(m, "nop4", &g)))
+    return;
+  for (i = 0; i < NFETCH; i++)
+    for (b = 0; b < ne[i]; b++)
+      if (shares(e[i][b], ch)) {
+        o->l1i = ch;
+        o->l1i_by = L1I_CHASE;
+        o->l1i_gradual = g;
+        return;
+      }
+  if (!isnan(ch2 = chase_last(m, "nop2", &g2)) && fabs(ch2 - ch) <= AGREE * ch) {
+    o->l1i = fmin(ch, ch2);
+    o->l1i_by = L1I_CHASE;
+    o->l1i_gradual = g && g2;
+    return;
+  }
+  o->l1i_alone = ch;
+}
+
+/* The OS's L1I on hardware (see os_pick), or 0. */
+static double
+os_l1i(xray_machine *m)
+{
+  double os;
+  char src[48];
+
+  return m->hardware && xray__os_view(m, "XRAY_L1I_SIZE", &os, src, sizeof src) == 0 && os > 0
+             ? os
+             : 0;
+}
+
+/* On hardware, the OS's L1I (its cache topology: hwloc, sysfs, sysconf,
+ * CPUID) is a second view, right wherever it is given on the CPUs we know:
+ * where the kernels agree on no edge, or on one it contradicts, the edge
+ * any of them shows within AGREE of it is the L1I's, confirmed by it (the
+ * chase's first, then the 8-byte NOPs' and the jump kernels').  Never on
+ * a simulated machine, whose OS view is its truth. */
+static void
+os_pick(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
+{
+  double os = os_l1i(m), c[1 + NFETCH * MAX_EDGES];
+  size_t i, k = 0;
+  int b;
+
+  if (!(os > 0) || (!isnan(o->l1i) && fabs(o->l1i - os) <= AGREE * os))
+    return;
+  if (!isnan(o->l1i_alone))
+    c[k++] = o->l1i_alone;
+  for (i = 0; i < NFETCH; i++)
+    for (b = 0; b < ne[i]; b++)
+      c[k++] = e[i][b];
+  for (i = 0; i < k; i++)
+    if (fabs(c[i] - os) <= AGREE * os) {
+      o->l1i = c[i];
+      o->l1i_by = L1I_OS;
+      return;
+    }
+}
+
 /* One determination into o: the L1I (an edge two kernels share), the op
  * cache (the 4-byte NOPs' first edge), or why not.  -1 if the kernels
  * could not be timed. */
 static int
 measure_once(xray_machine *m, struct once *o)
 {
-  struct ctx c4 = { m, xray__stmt_find("nop4") };
+  struct ictx c4 = { m, xray__stmt_find("nop4"), 0, 0, NULL, 0 };
   struct xray__curve cv4 = { 0 };
   struct xray__step st4;
   double e[NFETCH][MAX_EDGES], decode, decode_x;
@@ -364,7 +299,8 @@ measure_once(xray_machine *m, struct once *o)
   size_t i;
   int rc = -1;
 
-  o->l1i = o->uop = NAN;
+  o->l1i = o->uop = o->l1i_alone = NAN;
+  o->l1i_by = 0;
   o->uop_seen_twice = 0;
   o->why[0] = o->uop_why[0] = 0;
   /* The 4-byte NOPs first: past their op-cache edge they run at the
@@ -373,7 +309,7 @@ measure_once(xray_machine *m, struct once *o)
    * just below it is not taken for it); both are one instruction per
    * statement.  Where the 4-byte NOPs step at the same place, their step
    * is the L1I's (a slow L2) and gives no decoders' rate. */
-  if (scan(&c4, &cv4, 256 * 1024))
+  if (xray__ic_scan(&c4, &cv4, 256 * 1024))
     goto out;
   n4 = xray__find_steps(&cv4, 0.25, &st4, 1);
   decode = n4 > 0 ? st4.hi : 0;
@@ -383,9 +319,9 @@ measure_once(xray_machine *m, struct once *o)
    * timed (a recording made before it existed) gives no edges, and then
    * no cross-check. */
   for (i = 0; i < NFETCH; i++) {
-    struct ctx c = { m, xray__stmt_find(fetch_kernels[i]) };
+    struct ictx c = { m, xray__stmt_find(fetch_kernels[i]), 0, 0, NULL, 0 };
     double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
-    untimed[i] = (ne[i] = edges_of(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
+    untimed[i] = (ne[i] = xray__ic_edges(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
                                    e[i], g[i], MAX_EDGES))
         < 0;
     if (untimed[i] && i == 0)
@@ -394,6 +330,10 @@ measure_once(xray_machine *m, struct once *o)
       ne[i] = 0;
   }
   l1i_from_edges(o, e, g, ne, untimed);
+  if (!isnan(o->l1i))
+    o->l1i_by = L1I_LOOPS;
+  chase_edge(m, o, e, ne);
+  os_pick(m, o, e, ne);
   uop_from_curve(o, &c4, &cv4, &st4, n4, e[0], ne[0]);
   rc = 0;
 out:
@@ -454,13 +394,40 @@ confirmed(const double *runs, const int *clean, int n, int hidden_settles)
   return consensus(runs, clean, n, &c) || (hidden_settles && unseen(runs, n));
 }
 
+/* Runs that agree with the OS's L1I, os (0: none) confirm the L1I as the
+ * runs that agree with each other do, two clean ones or three of any
+ * kind: the OS's cache topology is the view that tells a run that met a
+ * contended phase of the host from one that did not.  Their median in
+ * *out. */
+static int
+os_consensus(const double *runs, const int *clean, int n, double os, double *out)
+{
+  double v[MAX_RUNS], w[MAX_RUNS];
+  int i, k = 0, kc = 0;
+
+  if (!(os > 0))
+    return 0;
+  for (i = 0; i < n; i++)
+    if (fabs(runs[i] - os) <= AGREE * os) {
+      w[k++] = runs[i];
+      if (clean[i])
+        v[kc++] = runs[i];
+    }
+  if (kc >= 2)
+    *out = xray__median(v, (size_t) kc);
+  else if (k >= 3)
+    *out = xray__median(w, (size_t) k);
+  return kc >= 2 || k >= 3;
+}
+
 /* Report the consensus, or the median of all runs marked unconfirmed. */
 static void
 conclude(xray_value *v, const xray_machine *m, const char *kernels, double *runs,
-         const int *clean, int n, int gradual, int nan_settles, const char *none)
+         const int *clean, int n, int gradual, int nan_settles, const char *none, double os)
 {
   double ok[MAX_RUNS], c;
-  int i, k = 0, confirmed = consensus(runs, clean, n, &c);
+  int i, k = 0,
+         confirmed = consensus(runs, clean, n, &c) || os_consensus(runs, clean, n, os, &c);
 
   for (i = 0; i < n; i++)
     if (!isnan(runs[i]))
@@ -563,9 +530,9 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *assoc = xray__report_param(r, "XRAY_L1I_ASSOC", NULL, NULL);
   xray_value *line = xray__report_param(r, "XRAY_L1I_LINE", NULL, NULL);
   xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
-  double l1[MAX_RUNS], up[MAX_RUNS], deadline;
-  char uop_why[200] = "";
-  int clean[MAX_RUNS], n = 0, twice = 0;
+  double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS], deadline, c;
+  char uop_why[200] = "", how[300];
+  int clean[MAX_RUNS], n = 0, twice = 0, by[4] = { 0 }, i, k = 0;
   struct once o = { 0 };
 
   if (!l1i || !uop || !assoc || !line)
@@ -595,6 +562,9 @@ icache_run(xray_machine *m, xray_report *r)
     }
     l1[n] = o.l1i;
     up[n] = o.uop;
+    by[o.l1i_by]++;
+    if (!isnan(o.l1i_alone))
+      alone[k++] = o.l1i_alone;
     if (o.uop_why[0])
       snprintf(uop_why, sizeof uop_why, "%s", o.uop_why);
     twice += o.uop_seen_twice;
@@ -603,21 +573,36 @@ icache_run(xray_machine *m, xray_report *r)
     unsure2 = xray__machine_unsure(m, &measured2);
     clean[n] = (unsure2 - unsure) * 33 <= measured2 - measured;
     n++;
-    if (confirmed(l1, clean, n, 0) && confirmed(up, clean, n, 1))
+    if ((confirmed(l1, clean, n, 0) || os_consensus(l1, clean, n, os_l1i(m), &c))
+        && confirmed(up, clean, n, 1))
       break;
   }
   /* An op cache hidden behind the L1I edge is an answer of its own; an
    * L1I edge no two kernels shared is not, while other runs found one. */
-  conclude(l1i, m,
-           "loops of 8-byte NOPs and of NOPs with 2 and 4 taken jumps per 64 bytes: the "
-           "smallest edge of the first that another shares",
-           l1, clean, n, o.l1i_gradual, 0, o.why);
+  snprintf(how, sizeof how,
+           "loops of 8-byte NOPs and of NOPs with 2 and 4 taken jumps per 64 bytes, and a chase "
+           "through %d-byte pieces of 4-byte (and 2-byte) NOPs left by returns; the L1I's edge, in "
+           "runs, shared by the loops %d, by the chase and a loop or both chases %d, by the OS "
+           "view and a kernel %d",
+           CHASE_SLOT, by[L1I_LOOPS], by[L1I_CHASE], by[L1I_OS]);
+  conclude(l1i, m, how, l1, clean, n, o.l1i_gradual, 0, o.why, os_l1i(m));
+  /* Runs where only the chase saw an edge give a candidate, not a value
+   * anyone confirmed. */
+  for (i = 0; i < n && isnan(l1[i]); i++)
+    ;
+  if (i == n && k > 0) {
+    l1i->value = floor(xray__median(alone, (size_t) k) + 0.5);
+    l1i->source = XRAY_SOURCE_MEASURED;
+    xray__value_doubt(l1i, "; not confirmed: the chase's edge alone (%d of %d runs), which no "
+                      "other view shares", k, n);
+  }
   conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, clean, n,
            o.uop_gradual, 1,
            uop_why[0] ? uop_why
                       : "4-byte NOP loops step only at the L1I edge: an op cache, if any, "
                         "holds at least as much of this code as the L1I, and its size is not "
-                        "seen");
+                        "seen",
+           0);
   if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !twice)
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");

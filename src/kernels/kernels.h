@@ -39,10 +39,22 @@ struct xray__piece {
   uint32_t len;
 };
 
-/* Code bytes a piece adds after its statements: a jump (5), or in the
- * last piece the loop control (dec, jnz, ret: 10). */
+/* How a piece leaves for the next.  A jump (JUMP: 5 bytes, or in the last
+ * piece the loop control, dec, jnz, ret: 10) is predicted, so the front
+ * end fetches the next piece before it is needed and hides what a miss
+ * costs.  A return (RETURN: 24 bytes, 30 in the last piece) whose return
+ * address was overwritten with the next piece's is predicted to a capture
+ * loop in its own piece (the construct of retpolines): the next piece is
+ * fetched only once the return resolves, so that a piece's fetch costs
+ * its whole latency, as a load's does in a pointer chase, while the
+ * wrong path touches no other line. */
+enum xray__link { XRAY__LINK_JUMP, XRAY__LINK_RETURN };
 #define XRAY__PIECE_JUMP_BYTES 5
 #define XRAY__PIECE_END_BYTES 10
+#define XRAY__PIECE_RET_BYTES 24
+#define XRAY__PIECE_RET_END_BYTES 30
+/* Bytes after a piece's statements, for a link and whether it is last. */
+unsigned xray__piece_link_bytes(int link, int last);
 
 const char *xray__machine_code_isa(void);
 const struct xray_stmt *xray__stmt_find(const char *name);
@@ -54,13 +66,13 @@ void xray__machine_code_run(const struct xray__machine_code *k, size_t n, uint64
 int xray__machine_code_bytes(const struct xray_stmt *s, size_t nmax, unsigned char **out,
                              size_t *outlen);
 int xray__machine_code_write_asm(FILE *f, const struct xray_stmt *s, size_t nmax);
-/* A chain of n pieces of statement s run as a loop: piece i jumps to piece
- * i+1 and the last one ends the loop (see machine-code.c).  Pieces must
- * not overlap. */
-int xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n,
+/* A chain of n pieces of statement s run as a loop: piece i leaves for
+ * piece i+1 by link (enum xray__link) and the last one ends the loop (see
+ * machine-code.c).  Pieces must not overlap. */
+int xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n, int link,
                       unsigned char **out, size_t *outlen, char *err, size_t errlen);
 struct xray__machine_code *xray__chain_new(const struct xray_stmt *s, const struct xray__piece *p,
-                                           size_t n, char *err, size_t errlen);
+                                           size_t n, int link, char *err, size_t errlen);
 void xray__chain_run(const struct xray__machine_code *k, uint64_t iters);
 
 /* kernels/generate.c: C nano-benchmarks from a configuration <S1|...|Sn, type, nvars>. */

@@ -38,6 +38,7 @@
  * the icache probe tells the two apart. */
 static const struct xray_stmt stmts[] = {
   { "nop4", "4-byte NOP", 4, 1, 0, { NOP4 }, NOP4_ASM },
+  { "nop2", "2-byte NOP", 2, 1, 0, { 0x66, 0x90 }, "xchg %ax,%ax" },
   { "nop8", "8-byte NOP", 8, 1, 0, { NOP8 }, NOP8_ASM },
   { "j32", "three 8-byte NOPs, a 4-byte NOP and a taken jump", 32, 5, 1,
     { NOP8, NOP8, NOP8, NOP4, JMP2 },
@@ -221,23 +222,39 @@ xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err, size_t
 /* --- chains -------------------------------------------------------------
  *
  * A chain places code where a probe wants it in the address space: piece
- * i, at offset p[i].off, is p[i].len / len whole statements, then
+ * i, at offset p[i].off, is p[i].len / len whole statements, then its link
+ * to piece i+1, and the last piece ends the loop instead.  By a jump:
  *
  *   jmp  piece i+1                      ; e9 rel32
- *
- * and the last piece ends the loop instead:
- *
  *   dec  %rdi ; jnz piece 0 ; ret       ; 48 ff cf, 0f 85 rel32, c3
  *
- * void f(uint64_t iters) is called at piece 0.  The bytes between pieces
- * are never executed (zero, or int3 in xray__chain_bytes). */
+ * By a return whose address was replaced (the retpoline construct):
+ *
+ *   call 1f                             ; e8 07 00 00 00
+ * 2: pause ; lfence ; jmp 2b            ; f3 90, 0f ae e8, eb f9
+ * 1: lea  piece i+1(%rip), %rax         ; 48 8d 05 rel32
+ *   mov  %rax, (%rsp) ; ret             ; 48 89 04 24, c3
+ *
+ * and in the last piece, dec %rdi ; jz 3f (48 ff cf, 74 18), that link
+ * to piece 0, then 3: ret.  The return is predicted to 2:, where the
+ * wrong path spins inside the piece's own line until the return resolves.
+ * void f(uint64_t iters) is called at piece 0 (%rax is clobbered).  The
+ * bytes between pieces are never executed (zero, or int3 in
+ * xray__chain_bytes). */
 #define CHAIN_MAX_BYTES (1u << 30)
 
-static size_t
-piece_end(const struct xray_stmt *s, const struct xray__piece *p, int last)
+unsigned
+xray__piece_link_bytes(int link, int last)
 {
-  return (size_t) p->off + p->len / s->len * s->len
-      + (last ? XRAY__PIECE_END_BYTES : XRAY__PIECE_JUMP_BYTES);
+  if (link == XRAY__LINK_RETURN)
+    return last ? XRAY__PIECE_RET_END_BYTES : XRAY__PIECE_RET_BYTES;
+  return last ? XRAY__PIECE_END_BYTES : XRAY__PIECE_JUMP_BYTES;
+}
+
+static size_t
+piece_end(const struct xray_stmt *s, const struct xray__piece *p, int link, int last)
+{
+  return (size_t) p->off + p->len / s->len * s->len + xray__piece_link_bytes(link, last);
 }
 
 static void
@@ -252,7 +269,22 @@ struct chain_arg {
   const struct xray_stmt *s;
   const struct xray__piece *p;
   size_t n;
+  int link;
 };
+
+/* The return link at buf + at to offset to; its end. */
+static size_t
+put_return(unsigned char *buf, size_t at, size_t to)
+{
+  static const unsigned char head[] = { 0xe8, 7, 0, 0, 0, 0xf3, 0x90, 0x0f, 0xae, 0xe8, 0xeb, 0xf9,
+                                        0x48, 0x8d, 0x05 };
+  static const unsigned char tail[] = { 0x48, 0x89, 0x04, 0x24, 0xc3 };
+
+  memcpy(buf + at, head, sizeof head);
+  put_rel32(buf + at + sizeof head, at + sizeof head + 4, to);
+  memcpy(buf + at + sizeof head + 4, tail, sizeof tail);
+  return at + XRAY__PIECE_RET_BYTES;
+}
 
 static void
 fill_chain(unsigned char *buf, const void *arg)
@@ -261,15 +293,24 @@ fill_chain(unsigned char *buf, const void *arg)
   size_t i, j, at;
 
   for (i = 0; i < a->n; i++) {
+    int last = i + 1 == a->n;
+    size_t to = (size_t) a->p[last ? 0 : i + 1].off;
     at = (size_t) a->p[i].off;
     for (j = 0; j < a->p[i].len / a->s->len; j++, at += a->s->len)
       memcpy(buf + at, a->s->bytes, a->s->len);
-    if (i + 1 < a->n) {
+    if (a->link == XRAY__LINK_RETURN) {
+      if (last) {
+        memcpy(buf + at, "\x48\xff\xcf\x74\x18", 5);
+        at = put_return(buf, at + 5, to);
+        buf[at] = 0xc3;
+      } else
+        put_return(buf, at, to);
+    } else if (!last) {
       buf[at] = 0xe9;
-      put_rel32(buf + at + 1, at + 5, (size_t) a->p[i + 1].off);
+      put_rel32(buf + at + 1, at + 5, to);
     } else {
       memcpy(buf + at, "\x48\xff\xcf\x0f\x85", 5);
-      put_rel32(buf + at + 5, at + 9, (size_t) a->p[0].off);
+      put_rel32(buf + at + 5, at + 9, to);
       buf[at + 9] = 0xc3;
     }
   }
@@ -287,14 +328,14 @@ chain_size(const struct chain_arg *a, char *err, size_t errlen)
     return 0;
   }
   for (i = 0; i < a->n; i++) {
-    size_t e = piece_end(a->s, &a->p[i], i + 1 == a->n);
+    size_t e = piece_end(a->s, &a->p[i], a->link, i + 1 == a->n);
     if (a->p[i].off >= CHAIN_MAX_BYTES || e > CHAIN_MAX_BYTES) {
       snprintf(err, errlen, "piece %zu ends past %u bytes", i, CHAIN_MAX_BYTES);
       return 0;
     }
     total = e > total ? e : total;
     for (j = 0; j < i; j++)
-      if (a->p[i].off < piece_end(a->s, &a->p[j], j + 1 == a->n) && a->p[j].off < e) {
+      if (a->p[i].off < piece_end(a->s, &a->p[j], a->link, j + 1 == a->n) && a->p[j].off < e) {
         snprintf(err, errlen, "pieces %zu and %zu overlap", j, i);
         return 0;
       }
@@ -303,10 +344,10 @@ chain_size(const struct chain_arg *a, char *err, size_t errlen)
 }
 
 int
-xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n,
+xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t n, int link,
                   unsigned char **out, size_t *outlen, char *err, size_t errlen)
 {
-  struct chain_arg a = { s, p, n };
+  struct chain_arg a = { s, p, n, link };
   size_t total = chain_size(&a, err, errlen);
 
   if (!total)
@@ -322,10 +363,10 @@ xray__chain_bytes(const struct xray_stmt *s, const struct xray__piece *p, size_t
 }
 
 struct xray__machine_code *
-xray__chain_new(const struct xray_stmt *s, const struct xray__piece *p, size_t n, char *err,
-                size_t errlen)
+xray__chain_new(const struct xray_stmt *s, const struct xray__piece *p, size_t n, int link,
+                char *err, size_t errlen)
 {
-  struct chain_arg a = { s, p, n };
+  struct chain_arg a = { s, p, n, link };
   struct xray__machine_code *k;
   size_t total = chain_size(&a, err, errlen);
 

@@ -85,11 +85,13 @@ struct xray__duo {
 
 /* A chain of code pieces run as a loop (kernels.h: struct xray__piece),
  * each of statements s: where they lie decides which cache sets and lines
- * the loop's code takes. */
+ * the loop's code takes; link (enum xray__link) how each leaves for the
+ * next. */
 struct xray__jchain {
   const struct xray_stmt *s;
   const struct xray__piece *p;
   size_t n;
+  int link;
 };
 
 /* machine/machine.c: the interface every probe uses and every backend

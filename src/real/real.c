@@ -120,7 +120,7 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
   struct xray__kernel k = { run_chain, NULL };
   double ticks;
 
-  if (!kd || !(code = xray__chain_new(c->s, c->p, c->n, base->error, sizeof base->error)))
+  if (!kd || !(code = xray__chain_new(c->s, c->p, c->n, c->link, base->error, sizeof base->error)))
     return NAN;
   k.ctx = code;
   run_chain(code, 2);

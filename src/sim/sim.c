@@ -126,6 +126,10 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
   return xray__sim_noise(m, cyc / (double) n);
 }
 
+/* Cycles a return link costs beyond its fetch: the mispredicted return's
+ * redirect (kernels.h: enum xray__link). */
+#define RETURN_REDIRECT 12
+
 /* One pass of a chain through the L1I: misses; in *cyc the cycles its
  * fetch takes where it hits. */
 static double
@@ -137,15 +141,16 @@ chain_pass(struct sim *m, const struct xray__jchain *c, double *cyc)
 
   for (i = 0; i < c->n; i++) {
     size_t k = c->p[i].len / c->s->len;
-    unsigned long bytes =
-        k * c->s->len + (i + 1 < c->n ? XRAY__PIECE_JUMP_BYTES : XRAY__PIECE_END_BYTES);
+    unsigned long bytes = k * c->s->len + xray__piece_link_bytes(c->link, i + 1 == c->n);
     unsigned long a = (base + c->p[i].off) / line, b = (base + c->p[i].off + bytes - 1) / line;
-    double ops = (double) (k * c->s->ops) + 1;
+    double ops = (double) (k * c->s->ops) + (c->link == XRAY__LINK_RETURN ? 5 : 1);
     for (; a <= b; a++)
       misses += xray__cache_access(&m->l1i, a, NULL);
     /* Decoders and fetch as in sim_code, and a taken jump ends each
-     * piece's fetch: at least a cycle a piece. */
-    t += fmax(1, fmax(ops / m->fetch[1], (double) bytes / m->fetch[2]));
+     * piece's fetch: at least a cycle a piece; a return link waits for its
+     * redirect. */
+    t += fmax(1, fmax(ops / m->fetch[1], (double) bytes / m->fetch[2]))
+        + (c->link == XRAY__LINK_RETURN ? RETURN_REDIRECT : 0);
   }
   *cyc = t;
   return misses;

@@ -67,19 +67,19 @@ static const struct {
   const char *spec;
   int must_know;                /* the L1I must be found, not only be right or unknown */
 } front_ends[] = {
-  { "l1i=32K:8:64,uop=4K:8,fetch=6:4:32:1,penalty=4", 0 },
-  { "l1i=32K:8:64,uop=6912:9,fetch=9:4:32:1,penalty=4", 0 },
-  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4", 0 },
-  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=3", 0 },
-  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4,noise=3,spikes=5,seed=21", 0 },
-  { "l1i=48K:12:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=5", 0 },
+  { "l1i=32K:8:64,uop=4K:8,fetch=6:4:32:1,penalty=4", 1 },
+  { "l1i=32K:8:64,uop=6912:9,fetch=9:4:32:1,penalty=4", 1 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4", 1 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=3", 1 },
+  { "l1i=32K:8:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=4,noise=3,spikes=5,seed=21", 1 },
+  { "l1i=48K:12:64,uop=6K:8:excl,fetch=12:4:64:2,penalty=5", 1 },
   { "l1i=32K:8:64,uop=4K:8,fetch=6:4:32:0,penalty=4", 1 },
   /* Intel-like (Sunny Cove): 2304 ops, 6 an entry, five a cycle from the
    * op cache against four from the decoders, which read 16 bytes a cycle,
    * as fast as the L2 feeds them: the 4-byte NOPs rise by 25 % only, and
    * nothing steps at the L1I edge. */
-  { "l1i=32K:8:64,uop=2304:6,fetch=5:4:16:1,penalty=4", 0 },
-  { "l1i=32K:8:64,uop=2304:6,fetch=5:4:16:2,penalty=4,noise=2,spikes=5,seed=5", 0 },
+  { "l1i=32K:8:64,uop=2304:6,fetch=5:4:16:1,penalty=4", 1 },
+  { "l1i=32K:8:64,uop=2304:6,fetch=5:4:16:2,penalty=4,noise=2,spikes=5,seed=5", 1 },
 };
 
 static void

@@ -273,6 +273,24 @@ rel32(const unsigned char *p)
   return r;
 }
 
+/* The chain runs 1000 times and returns, where this ISA runs machine code. */
+static void
+chain_runs(const struct xray_stmt *s, const struct xray__piece *p, size_t n, int link,
+           const char *what)
+{
+  char err[200] = "";
+  struct xray__machine_code *k;
+
+  if (!xray__machine_code_isa()) {
+    tap_ok(1, "# SKIP no machine-code backend for this ISA");
+    return;
+  }
+  if ((k = xray__chain_new(s, p, n, link, err, sizeof err)))
+    xray__chain_run(k, 1000);
+  tap_ok(k != NULL, "%s runs 1000 times and returns: %s", what, k ? "yes" : err);
+  xray__machine_code_free(k);
+}
+
 static void
 test_chain(void)
 {
@@ -283,7 +301,7 @@ test_chain(void)
   char err[200] = "";
   int good = 1;
 
-  tap_ok(xray__chain_bytes(s, p, 4, &b, &len, err, sizeof err) == 0, "a chain of 4 pieces: %s",
+  tap_ok(xray__chain_bytes(s, p, 4, XRAY__LINK_JUMP, &b, &len, err, sizeof err) == 0, "a chain of 4 pieces: %s",
          err[0] ? err : "encoded");
   for (i = 0; b && i < 4; i++) {
     at = (size_t) p[i].off + p[i].len / s->len * s->len;
@@ -302,17 +320,52 @@ test_chain(void)
   free(b);
   {
     const struct xray__piece q[] = { { 0, 64 }, { 64, 16 }, { 60, 0 } };
-    tap_ok(xray__chain_bytes(s, q, 3, &b, &len, err, sizeof err) != 0 && strstr(err, "overlap"),
+    tap_ok(xray__chain_bytes(s, q, 3, XRAY__LINK_JUMP, &b, &len, err, sizeof err) != 0 && strstr(err, "overlap"),
            "overlapping pieces are refused: %s", err);
   }
-  if (xray__machine_code_isa()) {
-    struct xray__machine_code *k = xray__chain_new(s, p, 4, err, sizeof err);
-    if (k)
-      xray__chain_run(k, 1000);
-    tap_ok(k != NULL, "the chain runs 1000 times and returns: %s", k ? "yes" : err);
-    xray__machine_code_free(k);
-  } else
-    tap_ok(1, "# SKIP no machine-code backend for this ISA");
+  chain_runs(s, p, 4, XRAY__LINK_JUMP, "the chain");
+}
+
+/* A piece's return link: call over the capture loop, lea of the next
+ * piece, its address over the return address, ret; the last piece counts
+ * down first and returns to the caller at the end. */
+static int
+return_link_at(const unsigned char *b, size_t at, size_t to)
+{
+  static const unsigned char head[] = { 0xe8, 7, 0, 0, 0, 0xf3, 0x90, 0x0f, 0xae, 0xe8, 0xeb, 0xf9,
+                                        0x48, 0x8d, 0x05 };
+
+  return memcmp(b + at, head, sizeof head) == 0
+         && (int64_t) at + 19 + rel32(b + at + 15) == (int64_t) to
+         && memcmp(b + at + 19, "\x48\x89\x04\x24\xc3", 5) == 0;
+}
+
+static void
+test_return_chain(void)
+{
+  const struct xray_stmt *s = xray__stmt_find("nop4");
+  const struct xray__piece p[] = { { 512, 226 }, { 0, 226 }, { 256, 226 } };
+  unsigned char *b = NULL;
+  size_t len = 0, i, at;
+  char err[200] = "";
+  int good = 1;
+
+  tap_ok(xray__chain_bytes(s, p, 3, XRAY__LINK_RETURN, &b, &len, err, sizeof err) == 0,
+         "a chain of 3 pieces left by returns: %s", err[0] ? err : "encoded");
+  for (i = 0; b && i < 3; i++) {
+    at = (size_t) p[i].off + p[i].len / s->len * s->len;
+    if (i < 2)
+      good &= return_link_at(b, at, (size_t) p[i + 1].off);
+    else
+      good &= memcmp(b + at, "\x48\xff\xcf\x74\x18", 5) == 0
+          && return_link_at(b, at + 5, (size_t) p[0].off) && b[at + 29] == 0xc3;
+  }
+  /* The buffer ends with the first piece, the one at 512. */
+  good &= len == 512 + 224 + XRAY__PIECE_RET_BYTES;
+  tap_ok(b && good, "each piece's statements, then a return to the next; the last counts down, "
+         "returns to the first and at the end to the caller");
+  free(b);
+  chain_runs(s, p, 3, XRAY__LINK_RETURN, "the chain of returns");
 }
 
 /* A probe of the test's own that "measures" what no machine can have, as
@@ -379,7 +432,7 @@ test_invariants(void)
 int
 main(void)
 {
-  tap_plan(57);
+  tap_plan(60);
   test_smooth();
   test_steps();
   test_refine();
@@ -388,6 +441,7 @@ main(void)
   test_report();
   test_gen();
   test_chain();
+  test_return_chain();
   test_invariants();
   return tap_done();
 }
