@@ -8,8 +8,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Measured and OS values further apart than this are flagged. */
+/* Measured and OS values further apart than this are flagged: a capacity
+ * read off an edge within 3 %, a count (ways, entries, levels, a line or a
+ * page, CPUs) not at all. */
 #define DISAGREE_TOLERANCE 0.03
+
+static double
+disagree_tolerance(const xray_value *v)
+{
+  static const char *const counts[] = { "ways", "entries", "levels", "CPUs", "cores", "threads" };
+  size_t i, n = strlen(v->name);
+
+  for (i = 0; i < sizeof counts / sizeof *counts; i++)
+    if (strcmp(v->unit, counts[i]) == 0)
+      return 0;
+  if ((n > 5 && strcmp(v->name + n - 5, "_LINE") == 0) || strcmp(v->name, "XRAY_PAGE_SIZE") == 0)
+    return 0;
+  return DISAGREE_TOLERANCE;
+}
 
 /* The geometry of private caches, of the first-level DTLB, the number of
  * levels and the page size, which the OS reads from the cache topology the
@@ -163,7 +179,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
         && isfinite(v->os_value)) {
       v->have_os = 1;
       if (v->source == XRAY_SOURCE_MEASURED)
-        v->disagree = fabs(v->value - v->os_value) > DISAGREE_TOLERANCE * v->os_value;
+        v->disagree = fabs(v->value - v->os_value) > disagree_tolerance(v) * v->os_value;
       if (v->disagree && !v->unconfirmed && topology_checks(m, v))
         xray__value_doubt(v, "; not confirmed: the OS's cache topology (%s) says %.0f",
                           v->os_source, v->os_value);
