@@ -178,15 +178,26 @@ int xray__branch_count_asm(FILE *f, size_t k, struct xray__bcount *out);
  * xray_stream_K(void *a, void *b, void *c, size_t n, long reps): reps
  * passes over arrays of n vectors of `width` bytes (n a multiple of
  * XRAY__STREAM_UNIT), reading `reads` of its `arrays` and writing the
- * rest.  write-nt writes with non-temporal stores where nt is 1. */
+ * rest.  write-nt writes with non-temporal stores where nt is 1.  The
+ * kernels from XRAY__SK_BASE on are the first four again with twice the
+ * vectors a step (read2, write2, ...): where they move more, the loop,
+ * not the level, was the limit (XRAY__SK_TWIN(k) is kernel k's). */
 enum {
   XRAY__SK_READ,
   XRAY__SK_WRITE,
   XRAY__SK_COPY,
   XRAY__SK_TRIAD,
   XRAY__SK_WRITE_NT,
+  XRAY__SK_BASE,
+  XRAY__SK_READ2 = XRAY__SK_BASE,
+  XRAY__SK_WRITE2,
+  XRAY__SK_COPY2,
+  XRAY__SK_TRIAD2,
   XRAY__SK_N
 };
+#define XRAY__SK_TWIN(k) ((k) + XRAY__SK_BASE)
+/* The kernel whose loop kernel k is (itself, or the one it doubles). */
+#define XRAY__SK_OF(k) ((k) >= XRAY__SK_BASE ? (k) - XRAY__SK_BASE : (k))
 #define XRAY__STREAM_UNIT 8
 struct xray__skernel {
   const char *name;

@@ -23,7 +23,8 @@
 #include <string.h>
 
 const struct xray__skernel xray__skernels[XRAY__SK_N] = {
-  { "read", 1, 1 }, { "write", 1, 0 }, { "copy", 2, 1 }, { "triad", 3, 2 }, { "write-nt", 1, 0 },
+  { "read", 1, 1 },  { "write", 1, 0 },  { "copy", 2, 1 },  { "triad", 3, 2 }, { "write-nt", 1, 0 },
+  { "read2", 1, 1 }, { "write2", 1, 0 }, { "copy2", 2, 1 }, { "triad2", 3, 2 },
 };
 
 static const char prologue[] =
@@ -38,8 +39,9 @@ static const char prologue[] =
     "#define STEP_END __asm__ __volatile__(\"\" ::: \"memory\")\n"
     "int xray_stream_width(void) { return XB; }\n";
 
-/* The kernels' bodies: one unrolled step of four vectors at i. */
-static const char *const body[XRAY__SK_N] = {
+/* The kernels' bodies: one unrolled step of four vectors at i (a twin
+ * runs it at i and at i + 4). */
+static const char *const body[XRAY__SK_BASE] = {
   "s0 += a[i]; s1 += a[i + 1]; s2 += a[i + 2]; s3 += a[i + 3];",
   "a[i] = v; a[i + 1] = v; a[i + 2] = v; a[i + 3] = v;",
   "b[i] = a[i]; b[i + 1] = a[i + 1]; b[i + 2] = a[i + 2]; b[i + 3] = a[i + 3];",
@@ -72,7 +74,9 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
   (void) errlen;
   fputs(prologue, f);
   fputs(nt, f);
-  for (k = 0; k < XRAY__SK_N; k++)
+  for (k = 0; k < XRAY__SK_N; k++) {
+    size_t b = XRAY__SK_OF(k);
+    int twin = k != b;
     fprintf(f,
             "\n/* %s */\nlong long\nxray_stream_%zu(void *pa, void *pb, void *pc, size_t n, "
             "long reps)\n{\n"
@@ -81,13 +85,16 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
             "  (void) a;\n  (void) b;\n  (void) ad;\n  (void) bd;\n  (void) cd;\n  (void) d;\n"
             "  v += 0x3ff0000000000000LL;\n"
             "  for (r = 0; r < reps; r++) {\n    v += 1;\n"
-            "    for (i = 0; i < n; i += 4) {\n%s      %s\n      STEP_END;\n    }\n%s  }\n"
-            "  s0 += s1 + s2 + s3 + v;\n  return s0[0];\n}\n",
-            xray__skernels[k].name, k,
-            k == XRAY__SK_TRIAD ? "#define a ad\n#define b bd\n#define c cd\n" : "", body[k],
-            k == XRAY__SK_TRIAD          ? "#undef a\n#undef b\n#undef c\n"
-                : k == XRAY__SK_WRITE_NT ? "    FENCE;\n"
+            "    for (i = 0; i < n; i += %d) {\n%s      %s\n",
+            xray__skernels[k].name, k, twin ? 8 : 4,
+            b == XRAY__SK_TRIAD ? "#define a ad\n#define b bd\n#define c cd\n" : "", body[b]);
+    if (twin)
+      fprintf(f, "      i += 4;\n      %s\n      i -= 4;\n", body[b]);
+    fprintf(f, "      STEP_END;\n    }\n%s  }\n  s0 += s1 + s2 + s3 + v;\n  return s0[0];\n}\n",
+            b == XRAY__SK_TRIAD          ? "#undef a\n#undef b\n#undef c\n"
+                : b == XRAY__SK_WRITE_NT ? "    FENCE;\n"
                                          : "");
+  }
   return ferror(f) ? -1 : 0;
 }
 

@@ -77,9 +77,9 @@ double xray__sim_pmu_count(struct xray__sim_pmu *p, const char *name, const stru
 /* stream.c: the streaming kernels' bandwidth, per data level and memory
  * (slot MAX_LEVELS): bytes per cycle of loads and of stores to one core,
  * all cores' together (0: no limit), memory's non-temporal stores (-1: the
- * default, 0: none). */
+ * default, 0: none), and a kernel loop's own limit (0: none). */
 struct xray__sim_stream {
-  double rd[MAX_LEVELS + 1], wr[MAX_LEVELS + 1], all[MAX_LEVELS + 1], nt;
+  double rd[MAX_LEVELS + 1], wr[MAX_LEVELS + 1], all[MAX_LEVELS + 1], nt, loop;
   int built;
 };
 void xray__sim_stream_init(struct xray__sim_stream *s);

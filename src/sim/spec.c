@@ -41,7 +41,7 @@
  *                                 its rate swings by SWING (0-1) around RATE
  *                                 over every 64 measurements, as a
  *                                 neighbour's share of a level moves
- *   bw1..bw4, bwmem=READ:WRITE[:ALL], bwnt=RATE
+ *   bw1..bw4, bwmem=READ:WRITE[:ALL], bwnt=RATE, bwloop=RATE
  *                                 bandwidth per level (sim/stream.c)
  *   share1..share4=CPUS, c2c=CYCLES, adjline=BYTES
  *                                 levels shared between CPUs, moving a line
@@ -495,7 +495,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
       "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
       "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
       "tenant, clock, tsc, drift, swing, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
-      "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
+      "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, bwloop, "
       "noise, spikes, seed, kind)",
       item);
   return -1;

@@ -10,6 +10,10 @@
  *   bwnt=RATE              bytes per cycle non-temporal stores write to
  *                          memory (0: the ISA has none; default 1.4 times
  *                          bwmem's WRITE)
+ *   bwloop=RATE            bytes per cycle a kernel's loop of four vectors
+ *                          a step can move at most, its instructions' limit
+ *                          (the twin of eight vectors a step: twice that;
+ *                          default: no such limit)
  * The core itself issues two vector loads and one vector store a cycle,
  * of the vector width vec= gives (sim/core.c).
  *
@@ -35,6 +39,7 @@ xray__sim_stream_init(struct xray__sim_stream *s)
   memcpy(s->wr, def_wr, sizeof s->wr);
   memset(s->all, 0, sizeof s->all);
   s->nt = -1;
+  s->loop = 0;
 }
 
 int
@@ -50,6 +55,14 @@ xray__sim_stream_item(struct xray__sim_stream *s, const char *key, const char *v
     s->nt = xray__decimal(val, &end);
     if (end == val || *end || !(s->nt >= 0) || s->nt > 1e4) {
       snprintf(err, errlen, "bwnt=%s: expected bytes per cycle, 0 (no such stores) to 10000", val);
+      return -1;
+    }
+    return 1;
+  }
+  if (strcmp(key, "bwloop") == 0) {
+    s->loop = xray__decimal(val, &end);
+    if (end == val || *end || !(s->loop > 0) || s->loop > 1e4) {
+      snprintf(err, errlen, "bwloop=%s: expected bytes per cycle, more than 0, up to 10000", val);
       return -1;
     }
     return 1;
@@ -95,7 +108,7 @@ serving(const struct sim *m, double f)
 double
 xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int threads)
 {
-  const struct xray__skernel *sk = &xray__skernels[k];
+  const struct xray__skernel *sk = &xray__skernels[XRAY__SK_OF(k)];
   double w = m->cpu.vecbits / 8.0, rd = fmin(m->stream.rd[slot], 2 * w),
          wr = fmin(m->stream.wr[slot], w), one, nt;
 
@@ -146,6 +159,10 @@ xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads)
    * keeps the best of its samples, and the probe the best of its rounds;
    * the simulated one is disturbed the same way and answers the same. */
   rate = xray__sim_stream_rate(m, k, serving(m, moved), threads);
+  /* The loop's own limit, each thread's: what the level could serve is
+   * the truth, what the loop moves is measured. */
+  if (m->stream.loop > 0)
+    rate = fmin(rate, threads * m->stream.loop * (k >= XRAY__SK_BASE ? 2 : 1));
   best = 0;
   for (i = 0; i < SAMPLES; i++)
     best = fmax(best, rate / xray__sim_slowdown(m));
@@ -182,7 +199,7 @@ xray__sim_stream_truth(const struct sim *m, const char *name, double *v)
     what[len - 4] = 0;
     threads = m->cpu.ncpu;
   }
-  for (k = 0; k < XRAY__SK_N; k++) {
+  for (k = 0; k < XRAY__SK_BASE; k++) {
     char up[16];
     size_t i;
     for (i = 0; xray__skernels[k].name[i] && i + 1 < sizeof up; i++)
