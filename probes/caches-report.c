@@ -77,6 +77,10 @@ report_model_size(const struct level *l, xray_value *v[4], const char *method, i
      * fitted 2 ways, clearly, for 10). */
     xray__value_measured(v[1], l->fit.A, method);
     v[1]->effective = shared;
+    /* As its capacity: the model alone, no conflict set. */
+    if (!shared)
+      xray__value_doubt(v[1], "; not confirmed: the ways come from the model alone, with no "
+                        "conflict set to confirm them");
   } else {
     if (l->conflict_ran)
       snprintf(msg, sizeof msg, "%s", l->wwhy);
@@ -166,9 +170,47 @@ report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int
     report_unfitted(c, l, v, method, sizeof method);
 }
 
+/* Whether v, read off a plateau at k pages, holds: not where the loads
+ * there share lines of the level that serves them (caches_lines_shared),
+ * which they may where the line is longer than the loads' step. */
+static int
+doubt_shared(struct cc *c, double k, xray_value *v)
+{
+  char why[240];
+  int shared;
+
+  if (v->source != XRAY_SOURCE_MEASURED || v->unconfirmed)
+    return 0;
+  switch (shared = caches_lines_shared(c, k, why, sizeof why)) {
+  case 1:
+    xray__value_doubt(v, "; not confirmed: %s", why);
+    break;
+  case -1:
+    xray__value_doubt(v, "; not confirmed: whether its loads share lines is not known (%s)", why);
+    break;
+  }
+  return shared;
+}
+
+/* A plateau past a level whose lines the loads share (its line longer
+ * than their step) averages in the hits on those lines: v, read off
+ * plateau i, is not confirmed where a level before i is such a level. */
+static void
+doubt_after_shared(const struct shape *S, int i, xray_value *v)
+{
+  int j;
+
+  for (j = 1; j < i; j++)
+    if (S->L[j].shared_lines && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed) {
+      xray__value_doubt(v, "; not confirmed: the L%d's line is longer than the loads' step, "
+                        "and its plateau averages in the hits on its lines", j + 1);
+      return;
+    }
+}
+
 /* The checks of level i's capacity against its step, and its line. */
 static void
-report_checks(const struct cc *c, const struct shape *S, int i, xray_value *v[4])
+report_checks(struct cc *c, struct shape *S, int i, xray_value *v[4])
 {
   const struct level *l = &S->L[i];
   const int *first = S->first, *last = S->last;
@@ -197,17 +239,33 @@ report_checks(const struct cc *c, const struct shape *S, int i, xray_value *v[4]
                         l->size / (double) c->page, c->pt[last[i]].k, c->pt[first[i + 1]].k);
   if (isnan(l->size) && isnan(l->k50))
     xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
-  else if (isnan(l->line))
+  else if (isnan(l->line)) {
+    char why[240];
     xray__value_unknown(v[2], l->why);
-  else
+    /* No line, but later levels' latencies need to know whether the
+     * loads share this level's lines. */
+    S->L[i].shared_lines = caches_lines_shared(c, l->line_k, why, sizeof why) == 1;
+  } else {
     xray__value_measured(v[2], l->line,
                          "pairs of loads s bytes apart in each page, beyond "
                          "the level");
+    /* A line no longer than the loads' step is what the pairs can show;
+     * a longer one shows as the step itself.  Its misses then come from
+     * half the loads or fewer, which the conflict sets and the
+     * transition's fit count as whole ones: the level's geometry goes
+     * too. */
+    if (l->line <= (double) c->step && doubt_shared(c, l->line_k, v[2]) == 1)
+      for (f = 0, S->L[i].shared_lines = 1; f < 2; f++)
+        if (v[f]->source == XRAY_SOURCE_MEASURED && !v[f]->unconfirmed)
+          xray__value_doubt(v[f], "; not confirmed: the level's line is longer than the "
+                            "loads' step (%zu bytes), and its misses are fewer than its loads",
+                            c->step);
+  }
 }
 
 /* Level i's latency: its plateau, where the curve can be trusted. */
 static void
-report_latency(const struct cc *c, const struct shape *S, int i, xray_value *v)
+report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
 {
   const struct level *l = &S->L[i];
   const int *first = S->first, *last = S->last;
@@ -232,6 +290,7 @@ report_latency(const struct cc *c, const struct shape *S, int i, xray_value *v)
   v->exact = l->lo;
   if (c->m->core_hz > 0)
     v->ns = l->lo / c->m->core_hz * 1e9;
+  doubt_after_shared(S, i, v);
 }
 
 /* The four values of level i + 1 in the report: -1 if they could not be
@@ -269,12 +328,12 @@ caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const 
 
 /* Whether the count of levels holds, and the levels past L2 with it. */
 void
-caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
+caches_confirm_count(struct cc *c, const struct shape *S, xray_report *r, xray_value *vlev, int nl)
 {
   xray_machine *m = c->m;
   char os_src[48], msg[200];
   double os_levels;
-  int i, j, upto = nl == 2 && m->tenants ? nl : nl - 1;
+  int i, j, upto = nl == 2 ? nl : nl - 1, os_agrees;
 
   /* A step is a level of its own when the level's capacity is confirmed
    * (its ways by a conflict set, the colours a power of two between the
@@ -282,15 +341,23 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
    * (which may be shared and fade) must be, or the count may hold one
    * level in two steps (a shared L3 that other tenants take in two stages
    * read as an L4 on Zen 5, where the OS gave no level count to check).
-   * With two levels only, where other tenants may squeeze a shared level
-   * into L2's step, L2 must be confirmed too, or the count may have lost a
-   * level.  Where the OS's cache topology gives the same count, that is
-   * the second view (not on a simulated machine, whose OS view is the
-   * truth). */
-  if (vlev && vlev->source == XRAY_SOURCE_MEASURED
-      && (!m->hardware
-          || xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src, sizeof os_src) != 0
-          || os_levels != nl))
+   * With two levels only, L2 must be confirmed too, or the count may have
+   * lost a level: other tenants may squeeze a shared level into L2's
+   * step, and an L3 a few times the L2, with no page colours to sharpen
+   * the L2's step, takes it into its own (a 2 MB L2 under a 6 MB L3 read
+   * as one level of 5.6 MB).  One level alone holds only where the L1's
+   * step goes to the plateau after it at once (caches_l1_pages): a small
+   * L2 of long lines merges into a wide L1 step.  Where the OS's cache
+   * topology gives the same count, that is the second view (not on a
+   * simulated machine, whose OS view is the truth). */
+  os_agrees = m->hardware
+      && xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src, sizeof os_src) == 0
+      && os_levels == nl;
+  if (vlev && vlev->source == XRAY_SOURCE_MEASURED && !os_agrees && nl == 1
+      && !(caches_l1_pages(c, S) > 0))
+    xray__value_doubt(vlev, "; not confirmed: the L1's step is gradual, so a small level may "
+                      "lie inside it");
+  if (vlev && vlev->source == XRAY_SOURCE_MEASURED && !os_agrees)
     for (i = 1; i < upto; i++) {
       char name[32];
       const xray_value *v;
@@ -305,9 +372,16 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
     }
   /* Where the count is in doubt, so is every level past L2 (a step of
    * an L3 that other tenants take in two stages read as an L4 with a
-   * latency of its own).  L2's values carry their own confirmation. */
-  if (vlev && (vlev->source != XRAY_SOURCE_MEASURED || vlev->unconfirmed))
-    for (i = 3; i <= nl; i++) {
+   * latency of its own).  L2's values carry their own confirmation, but
+   * for its capacity: where that is not confirmed either, the plateau
+   * after L1 may be a later level's (a small L2 of long lines lost in the
+   * L1's step left the L3's latency as L2's).  Where the count is not
+   * even measured (the curve never settled), no level past L1 is sure. */
+  if (vlev && (vlev->source != XRAY_SOURCE_MEASURED || vlev->unconfirmed)) {
+    const xray_value *v2 = xray_report_get(r, "XRAY_L2_SIZE");
+    int l2_sure = v2 && v2->source == XRAY_SOURCE_MEASURED && !v2->unconfirmed
+               && vlev->source == XRAY_SOURCE_MEASURED;
+    for (i = l2_sure ? 3 : 2; i <= nl; i++) {
       for (j = 0; j < 4; j++) {
         xray_value *v;
         snprintf(msg, sizeof msg, "XRAY_L%d_%s", i, level_fields[j]);
@@ -319,6 +393,7 @@ caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl)
                             i);
       }
     }
+  }
 }
 
 /* Whether the count of levels is in doubt: unconfirmed, or not what the
@@ -371,6 +446,7 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
         xray__value_doubt(vmem,
                           "; not confirmed: the number of levels is not, so this "
                           "plateau may be a level's");
+      doubt_after_shared(S, nl, vmem);
     }
   }
 }

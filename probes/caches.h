@@ -6,7 +6,8 @@
 
 #include "xray-internal.h"
 
-/* Footprints are whole pages (every LINE_STEP bytes of each), from an
+/* Footprints are whole pages (every c->step bytes of each: LINE_STEP, or
+ * the L1D's line where that is longer), from an
  * eighth of a page, so that even a 2 KB L1 shows a plateau, to LINES_MAX
  * loads. */
 #define LINE_STEP 64
@@ -44,7 +45,8 @@ struct pt {
 
 struct cc {
   xray_machine *m;
-  size_t page, lpp;                     /* page; loads per page */
+  size_t page, lpp, step;               /* page; loads per page; bytes between them */
+  size_t gap;                           /* bytes between loads where not step (0) */
   uint64_t rng;
   uint64_t *pool, *off, *blk;
   struct pt pt[MAX_PTS];
@@ -104,6 +106,8 @@ struct level {
   int median;
   struct fit fit;
   double size, line, k50;
+  double line_k;                        /* pages where the line was measured */
+  int shared_lines;                     /* its line is longer than the loads' step */
   double half[2];                       /* P x A fitted to each half of the draws */
   double fk[MAX_PTS], ff[3][MAX_PTS];   /* the points fitted: pages; miss fraction of all
                                          * draws, of the even, of the odd ones */
@@ -138,6 +142,10 @@ struct shape {
 size_t caches_pool_for(size_t k);
 void caches_draw_pages(struct cc *c, size_t k, size_t pool);
 size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
+/* Whether the loads at k pages share lines of the level that serves them
+ * (its line longer than c->step): they then cost less than its latency
+ * each.  1 yes, 0 no, -1 if it cannot be told (why says why). */
+int caches_lines_shared(struct cc *c, double k, char *why, size_t whylen);
 size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
 double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
 double caches_one_draw(struct cc *c, double k);
@@ -172,7 +180,8 @@ int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, 
 void caches_probe_unavailable(xray_report *r, xray_value *vlev);
 int caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
                         const char *lastwhy);
-void caches_confirm_count(struct cc *c, xray_report *r, xray_value *vlev, int nl);
+void caches_confirm_count(struct cc *c, const struct shape *S, xray_report *r, xray_value *vlev,
+                          int nl);
 void caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why,
                           int merged, const char *unsettled);
 int caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char *why,
