@@ -9,6 +9,13 @@
 # maximum; for values with an unrounded figure, its range over the runs.
 # A value xray did not confirm is marked '?', and under each
 # value that was unknown or unconfirmed, the reasons xray gave, counted.
+# Then the confirmed values that contradict something: the published
+# figure for this CPU (tests/data/cpus.tsv, within tests/lib.sh's
+# tolerance), the OS view where xray flags a disagreement (a count at all,
+# a capacity by 3 %; the view is named, since a hypervisor's CPUID can be
+# the wrong side), or another run's confirmed value (counts and sizes as
+# against the published figures; cycles, MHz and bytes per cycle by more
+# than 10 %); and for each published figure, the runs that established it.
 # Numbers, not pass/fail.
 #
 # Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE...
@@ -57,12 +64,14 @@ series() {
       echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
                          v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v);
+                         u = $0; sub(/.*"unit": "/, "", u); sub(/".*/, "", u); gsub(/ /, "_", u);
                          e = "-"; if ($0 ~ /"exact": /) { e = $0; sub(/.*"exact": /, "", e); sub(/,.*/, "", e) }
                          next }
-           n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o);
-                         if (o ~ /^\{"value": /) { sub(/^\{"value": /, "", o); sub(/,.*/, "", o) } else o = "-";
+           n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o); src = "-";
+                         if (o ~ /^\{"value": /) { src = o; sub(/^\{"value": /, "", o); sub(/,.*/, "", o)
+                           sub(/.*"source": "/, "", src); sub(/".*/, "", src); gsub(/ /, "_", src) } else o = "-";
                          if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
-                         print n, v, o, e; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
+                         print n, v, o, e, u, ($0 ~ /"disagree": true/) ? 1 : 0, src; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
       # why a value is unknown or unconfirmed: NAME<tab>REASON lines
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n) }
            /"reason": "/ { r = $0; sub(/.*"reason": "/, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }
@@ -91,8 +100,40 @@ report() {
        END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; print "" }' "$tmp/$1.s"
 }
 
+# This CPU's published figures as NAME FIGURE TOLERANCE lines (tests/lib.sh).
+top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
+(
+  tmp=$tmp/lib
+  mkdir -p "$tmp" && . "$top_srcdir/tests/lib.sh" &&
+    for n in $(names_published); do echo "$n $(published "$n") $(tolerance "$n")"; done
+) >"$tmp/pub" 2>/dev/null
+
+# contradictions NAME: confirmed values of series NAME that contradict the
+# published figure, the OS view or each other; then what was established.
+contradictions() {
+  awk -v runs="$runs" -v pubf="$tmp/pub" '
+    BEGIN { while ((getline l < pubf) > 0) { split(l, a, " "); pub[a[1]] = a[2]; ptol[a[1]] = a[3] } }
+    function within(x, f, t,   lo, hi, r) { lo = f; hi = f; if (f ~ /\.\./) { split(f, r, /\.\./); lo = r[1]; hi = r[2] }
+      return x >= lo * (1 - t) && x <= hi * (1 + t) }
+    function tol(n, u) { if (n in ptol) return ptol[n]; if (n ~ /^XRAY_L1I_SIZE$|UOP/) return 0.03
+      if (n ~ /^XRAY_L[2-9]_SIZE$/) return 0.10; if (u ~ /cycles|MHz|bytes\/cycle/) return 0.10; return 0 }
+    { n = $1; v = $2; if (v == "null" || v ~ /\?$/) next
+      if (!(n in seen)) { seen[n] = 1; order[++k] = n; unit[n] = $5 }
+      c[n]++; if (!(n in lo) || v + 0 < lo[n]) lo[n] = v + 0; if (!(n in hi) || v + 0 > hi[n]) hi[n] = v + 0
+      t = tol(n, $5)
+      if (n in pub) { if (within(v + 0, pub[n], t)) est[n]++; else { bad++; printf "    %s %s confirmed, published %s\n", n, v, pub[n] } }
+      if ($6 == 1 && !(n in pub)) { osbad[n]++; osv[n] = $3; oss[n] = $7 } }
+    END { for (i = 1; i <= k; i++) { n = order[i]
+            if (hi[n] > lo[n] && hi[n] > lo[n] * (1 + 2 * tol(n, unit[n]))) { bad++; printf "    %s confirmed from %s to %s in different runs\n", n, lo[n], hi[n] }
+            if (n in osbad) printf "    %s disagrees with the OS view (%s %s) in %d confirmed runs\n", n, oss[n], osv[n], osbad[n] }
+          printf "  confirmed values contradicting a published figure or each other: %d\n", bad
+          printf "  published figures established (runs of %d):", runs
+          for (n in pub) printf " %s %d", substr(n, 6), est[n] + 0; print "" }' "$tmp/$1.v"
+}
+
 series quiet "$@"
 report quiet
+contradictions quiet
 [ -n "$busy" ] || exit 0
 spin='while :; do :; done'
 [ -n "$stream" ] && spin="exec dd if=/dev/zero of=/dev/null bs=${stream}M 2>/dev/null"
@@ -103,3 +144,4 @@ else
 fi
 series busy "$@"
 report busy
+contradictions busy
