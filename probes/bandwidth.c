@@ -203,17 +203,17 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
                       100 * fabs(c->y2 - y[0]) / y[0], c->y2 > y[0] ? "more" : "less");
   else if (d > AGREE)
     xray__value_doubt(v, "; not confirmed: the two footprints differ by %.0f%%", 100 * d);
-  /* Other tenants share memory on real hardware.  Every core at once
-   * gets what their load leaves, a share that moves (twice as much in one
-   * run as in the next on a shared host): an effective figure, as a
-   * shared last level's capacity is.  One core's figure is confirmed
-   * only where the rounds agree: else their load moved it too. */
-  else if (i == n && m->tenants && c->threads > 1) {
+  /* Other tenants share memory on real hardware: what a core gets of it,
+   * one or all at once, is what their load leaves, a share that moves
+   * (half as much in one run as in the next, with rounds that agreed in
+   * each): an effective figure, as a shared last level's capacity is. */
+  else if (i == n && m->tenants) {
     v->effective = 1;
-    xray__value_doubt(v,
-                      "; not confirmed: every core at once gets a share of memory that "
-                      "other tenants' load moves");
-  } else if (i == n && m->tenants && (y[0] - c->lo) / y[0] > AGREE)
+    xray__value_doubt(v, "; not confirmed: %s gets a share of memory that other tenants' load "
+                      "moves", c->threads > 1 ? "every core at once" : "one core");
+  } else if (m->tenants && c->threads > 1 && (y[0] - c->lo) / y[0] > AGREE)
+    /* Every core at once in a cache level: a tenant on any of their host
+     * cores slows the whole round, so its rounds must agree. */
     xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",
                       100 * (y[0] - c->lo) / y[0]);
 }

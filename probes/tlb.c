@@ -355,7 +355,7 @@ report_entries(struct found *f, struct tvals *v)
 
 /* The costs of a first-level and of a full miss. */
 static void
-report_costs(struct found *f, struct tvals *v)
+report_costs(const struct tc *c, struct found *f, struct tvals *v)
 {
   if (f->ns > 1) {
     xray__value_measured(v->m1, floor(f->st[0].hi - f->st[0].lo + 0.5),
@@ -386,6 +386,12 @@ report_costs(struct found *f, struct tvals *v)
     v->m->exact = f->st[0].hi - f->st[0].lo;
     v->m->unconfirmed = !f->exact[0];
   }
+  /* A page walk reads the page tables from whichever cache level holds
+   * them, and on a shared machine other tenants' loads decide which: its
+   * cost moves from run to run by a factor of several. */
+  if (c->m->tenants && v->m->source == XRAY_SOURCE_MEASURED && !v->m->unconfirmed)
+    xray__value_doubt(v->m, "; not confirmed: a page walk reads the page tables from whichever "
+                      "level holds them, which other tenants' load moves");
 }
 
 /* The base page size: the stride from which lines miss the first level. */
@@ -466,7 +472,7 @@ tlb_run(xray_machine *m, xray_report *r)
     l2_ways(&c, &f, &v);
     recount_l2(&c, &f);
     report_entries(&f, &v);
-    report_costs(&f, &v);
+    report_costs(&c, &f, &v);
     report_page(&c, &f, &v);
   }
   xray__curve_free(&cv);

@@ -42,7 +42,7 @@ topology_checks(const xray_machine *m, const xray_value *v)
   static const char *const names[] = { "XRAY_L1I_SIZE",     "XRAY_L1I_ASSOC",  "XRAY_L1I_LINE",
                                        "XRAY_L1D_SIZE",     "XRAY_L1D_ASSOC",  "XRAY_L1D_LINE",
                                        "XRAY_DTLB_ENTRIES", "XRAY_DTLB_ASSOC", "XRAY_L2_SIZE",
-                                       "XRAY_CACHE_LEVELS", "XRAY_PAGE_SIZE" };
+                                       "XRAY_L2_ASSOC",     "XRAY_CACHE_LEVELS", "XRAY_PAGE_SIZE" };
   static const char *const sources[] = { "sysfs", "hwloc", "sysconf", "cpuid" };
   size_t i, j;
 
