@@ -139,11 +139,10 @@ gapped(struct cc *c, double k, size_t gap)
  * loads share lines and cost less: half as much above the level's hit
  * for a line of two steps, so that the sparse loads cost 1.5 to 2 times
  * as much.  40 % more is the bar: an adjacent-line prefetcher, which
- * brings a line's neighbour along, gives the dense loads some of that too
- * (they cost 10-30 % less than the sparse ones on Zen 4, in L3 and
- * memory).  The sparse loads' lines fill half as
- * much of the levels, so k must lie well inside the level's plateau (its
- * last point): half of it still misses the level before. */
+ * brings a line's neighbour along, gives the dense loads some of that too,
+ * and less than that.  The sparse loads' lines fill half as much of the
+ * levels, so k must lie where the level surely misses (the next plateau,
+ * where the pair test runs). */
 #define SHARED_LINES 0.40
 int
 caches_lines_shared(struct cc *c, double k, char *why, size_t whylen)

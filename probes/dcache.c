@@ -36,8 +36,7 @@
  * least a quarter of the way (random replacement keeps two thirds of it
  * at most).  Compact sets of a random or pseudo-LRU set with long lines
  * can agree on a capacity a quarter to four times the true one, run
- * after run (simulated: 36864 bytes for a 9 KB 9-way random L1D with
- * 128-byte lines). */
+ * after run. */
 #include "xray-internal.h"
 
 #include <math.h>

@@ -17,8 +17,14 @@
  *    counts as the L1I's only where j16 shares it, or j32 does and j16
  *    steps only at or past it (an op cache of entries under 8 ops, as
  *    Intel's, fills as fast with 8-byte NOPs as with j32); otherwise the
- *    L1I is unknown, with every edge seen.  Where the L2 feeds the
- *    decoders as fast as the L1I does (Intel's), no kernel shows the L1I;
+ *    L1I is left to the chase.  Where the L2 feeds the decoders as fast
+ *    as the L1I does (Intel's), no loop shows the L1I;
+ *  - a chase through 256-byte pieces of code, each left by a return that
+ *    is predicted into the piece itself, fetches every piece only when the
+ *    one before resolves: its edge is where fetch latency rises, whatever
+ *    the fetch bandwidth, and an op cache holds fewer of its pieces than
+ *    the L1I.  Its last edge is the L1I's where a loop or the same chase
+ *    through 2-byte NOPs steps there too (chase_edge);
  *  - 4-byte NOPs need only 16 bytes per cycle, which the L2 sustains: they
  *    step only where the loop leaves the decoded-op cache (their plateau
  *    beyond it is the decoders' rate), unless the op cache holds as much
@@ -27,14 +33,11 @@
  *    either (Intel's op cache serves them at 5 a cycle, the decoders at
  *    4): the op cache is then unknown, as where the L1I is.
  *
- * Sizes are loop bytes: n statements plus the loop control.  The capacity is
- * the footprint of the largest loop within 3 % of full speed in whole
- * 64-byte blocks (sharp edge), or the onset fitted on the transition
- * (gradual, LRU-like edge), rounded to a block. */
+ * On hardware the OS's L1I is a second view too (os_pick).  The curves and
+ * their edges are icache-edge.c's. */
 #include "icache.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Determinations at most (fewer once the time budget is spent), and how

@@ -274,9 +274,9 @@ recount_l2(struct tc *c, struct found *f)
 
 /* Whether the first level's count (the largest of its exact counts: the
  * host's other thread takes entries away for a while, never adds them) is
- * one that at least two of them gave.  A count one above the rest came
- * from a pass the host drew out at its end (65 for 64 on a busy Zen 3),
- * one below from entries it held (63): one count alone is not confirmed. */
+ * one that at least two of them gave.  A count one above the rest comes
+ * from a pass the host drew out at its end, one below from entries it
+ * held: one count alone is not confirmed. */
 static int
 counted_twice(const struct found *f)
 {
