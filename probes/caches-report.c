@@ -291,6 +291,11 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
   if (c->m->core_hz > 0)
     v->ns = l->lo / c->m->core_hz * 1e9;
   doubt_after_shared(S, i, v);
+  /* L2's loads share the L1D's lines where those are longer than the
+   * step, and the step is the L1D's line only where that is known. */
+  if (i == 1 && !c->step_known && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
+    xray__value_doubt(v, "; not confirmed: the L1D's line is not known, and the loads may share "
+                      "its lines");
 }
 
 /* The four values of level i + 1 in the report: -1 if they could not be

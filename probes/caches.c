@@ -133,28 +133,28 @@ gapped(struct cc *c, double k, size_t gap)
   return fmin(t[0], fmin(t[1], t[2]));
 }
 
-/* Loads every step bytes and every two steps, at the same pages: where
+/* Loads every step bytes and every four steps, at the same pages: where
  * the level's line is no longer than a step, each load has a line of its
  * own either way and they cost the same; where it is longer, the dense
  * loads share lines and cost less: half as much above the level's hit
- * for a line of two steps, so that the sparse loads cost 1.5 to 2 times
- * as much.  40 % more is the bar: an adjacent-line prefetcher, which
+ * for a line of two steps, a quarter for four, so that the sparse loads
+ * cost 1.5 to 3 times as much.  40 % more is the bar: an adjacent-line prefetcher, which
  * brings a line's neighbour along, gives the dense loads some of that too,
- * and less than that.  The sparse loads' lines fill half as much of the
- * levels, so k must lie where the level surely misses (the next plateau,
- * where the pair test runs). */
+ * and less than that.  The sparse loads' lines fill a quarter as much of
+ * the levels, so k must lie where the level misses even so (the end of
+ * the next plateau). */
 #define SHARED_LINES 0.40
 int
 caches_lines_shared(struct cc *c, double k, char *why, size_t whylen)
 {
   double dense, sparse;
 
-  if (k < 2) {
-    snprintf(why, whylen, "too few pages (%.3g) to compare loads a step and two apart", k);
+  if (k < 4) {
+    snprintf(why, whylen, "too few pages (%.3g) to compare loads a step and four apart", k);
     return -1;
   }
   dense = gapped(c, k, c->step);
-  sparse = gapped(c, k, 2 * c->step);
+  sparse = gapped(c, k, 4 * c->step);
   if (c->failed || !(dense > 0 && sparse > 0)) {
     snprintf(why, whylen, "%s", c->m->error[0] ? c->m->error : "the chases did not run");
     c->failed = 0;
@@ -337,7 +337,15 @@ size_level(struct cc *c, struct shape *S, int i)
    * plateau, where the model or the half-way point placed the level. */
   if (!isnan(L[i].size) || !isnan(L[i].k50)) {
     int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
-    L[i].line_k = c->pt[j].k;
+    /* The shared-lines check needs pages enough that a quarter of them
+     * still miss the level: up to 8 times the start of the next plateau,
+     * within it. */
+    {
+      int e = first[i + 1];
+      while (e < last[i + 1] && c->pt[e + 1].k <= 8 * c->pt[first[i + 1]].k)
+        e++;
+      L[i].line_k = c->pt[e].k;
+    }
     L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
     c->failed = 0; /* as for a conflict set: the line only */
   }
@@ -365,12 +373,13 @@ find_levels(struct cc *c, struct shape *S)
   }
 }
 
-/* The step between a page's loads: LINE_STEP, or the L1D's line where the
- * dcache probe confirms a longer one (in this report, where it ran before,
- * else in a run of its own): loads that share an L1D line hit it after the
- * first, and L2's time per load would average in those hits. */
+/* The step between a page's loads: the L1D's line where the dcache probe
+ * confirms one (in this report, where it ran before, else in a run of its
+ * own), else LINE_STEP: loads that share an L1D line hit it after the
+ * first, and L2's time per load would average in those hits; loads a step
+ * apart that skip lines leave the pages half used. */
 static size_t
-load_step(xray_machine *m, const xray_report *r)
+load_step(xray_machine *m, const xray_report *r, int *known)
 {
   xray_report *own = NULL;
   const xray_value *v = xray_report_get(r, "XRAY_L1D_LINE");
@@ -383,7 +392,8 @@ load_step(xray_machine *m, const xray_report *r)
   if (v && xray_value_source(v) == XRAY_SOURCE_MEASURED && xray_value_confirmed(v))
     line = xray_value_number(v);
   xray_report_free(own);
-  return line > LINE_STEP && line <= 512 && fmod(line, LINE_STEP) == 0 ? (size_t) line : LINE_STEP;
+  *known = line >= 16 && line <= 512 && exp2(floor(log2(line))) == line;
+  return *known ? (size_t) line : LINE_STEP;
 }
 
 static int
@@ -398,7 +408,7 @@ caches_run(xray_machine *m, xray_report *r)
 
   if (c) {
     c->page = m->page ? m->page : 4096;
-    c->step = load_step(m, r);
+    c->step = load_step(m, r, &c->step_known);
     c->lpp = c->page / c->step;
   }
   if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))

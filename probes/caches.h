@@ -6,8 +6,8 @@
 
 #include "xray-internal.h"
 
-/* Footprints are whole pages (every c->step bytes of each: LINE_STEP, or
- * the L1D's line where that is longer), from an
+/* Footprints are whole pages (every c->step bytes of each: the L1D's
+ * line, or LINE_STEP where it is not known), from an
  * eighth of a page, so that even a 2 KB L1 shows a plateau, to LINES_MAX
  * loads. */
 #define LINE_STEP 64
@@ -47,6 +47,7 @@ struct cc {
   xray_machine *m;
   size_t page, lpp, step;               /* page; loads per page; bytes between them */
   size_t gap;                           /* bytes between loads where not step (0) */
+  int step_known;                       /* the step is the L1D's confirmed line */
   uint64_t rng;
   uint64_t *pool, *off, *blk;
   struct pt pt[MAX_PTS];

@@ -32,7 +32,7 @@
  *
  * The runs' agreement is one view; the capacity they agree on must also
  * hold whole footprints (footprint_check): a chase through every line of
- * 0.9 C in random order hits throughout, and one through 1.5 C misses at
+ * 0.97 C in random order hits throughout, and one through 1.5 C misses at
  * least a quarter of the way (random replacement keeps two thirds of it
  * at most).  Compact sets of a random or pseudo-LRU set with long lines
  * can agree on a capacity a quarter to four times the true one, run
@@ -201,7 +201,7 @@ static int
 footprint_check(struct dc *d, double cap, double line, char *why, size_t len)
 {
   double b = line > 0 ? line : 64, in, out;
-  size_t nin = (size_t) (0.9 * cap / b), nout = (size_t) (1.5 * cap / b);
+  size_t nin = (size_t) (0.97 * cap / b), nout = (size_t) (1.5 * cap / b);
 
   /* The better of two tries each: a host's other thread slows a chase
    * down now and then, never speeds it up. */
@@ -215,7 +215,7 @@ footprint_check(struct dc *d, double cap, double line, char *why, size_t len)
   }
   if (in > d->low || out < d->hit + (d->miss - d->hit) / 4) {
     snprintf(why, len,
-             "; not confirmed: random chases through %zu and %zu lines of %.0f bytes (0.9 and "
+             "; not confirmed: random chases through %zu and %zu lines of %.0f bytes (0.97 and "
              "1.5 times %.0f) cost %.1f and %.1f cycles, for hits %.1f and misses %.1f",
              nin, nout, b, cap, in, out, d->hit, d->miss);
     return 0;

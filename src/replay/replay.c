@@ -1,7 +1,9 @@
 /* Recorded machines.  A recording is a directory of three files:
  *
  *   cpuinfo     the first processor's block of /proc/cpuinfo: which CPU it was;
- *   machine     clocks, page size, usable CPUs and the OS view, one item a line;
+ *   machine     clocks, page size, whether other tenants share it (a
+ *               simulated machine has none; default yes), usable CPUs and
+ *               the OS view, one item a line;
  *   points.csv  every point the probes measured, as --trace writes them
  *               (probe, kernel, x, cycles), over several runs.
  *
@@ -135,6 +137,8 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     m->base.tick_hz = v;
   else if (strcmp(key, "core_hz") == 0 && k == 2 && v >= 0)
     m->base.core_hz = v;
+  else if (strcmp(key, "tenants") == 0 && k == 2 && (v == 0 || v == 1))
+    m->base.tenants = (int) v;
   else if (strcmp(key, "page") == 0 && k == 2 && v >= 512 && v <= 1 << 30
            && ((unsigned long) v & ((unsigned long) v - 1)) == 0)
     m->base.page = (size_t) v;
@@ -162,7 +166,7 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     o[m->nos++].v = xray__decimal(b, &e);
   } else if (strcmp(key, "xray") != 0) {
     snprintf(err, errlen, "machine line %zu: '%s' is not ITEM VALUE (tick_hz, core_hz, page, "
-             "cpus, os)", no, line);
+             "tenants, cpus, os)", no, line);
     return -1;
   }
   return 0;
@@ -586,7 +590,8 @@ xray_record_machine(FILE *f, xray_machine *m, const xray_report *r)
 
   fprintf(f, "# xray recording: clocks, page, usable CPUs, the OS view\n");
   fprintf(f, "xray %s\n", xray_version());
-  fprintf(f, "tick_hz %.0f\ncore_hz %.0f\npage %zu\ncpus", m->tick_hz, m->core_hz, m->page);
+  fprintf(f, "tick_hz %.0f\ncore_hz %.0f\npage %zu\ntenants %d\ncpus", m->tick_hz, m->core_hz,
+          m->page, m->tenants);
   for (i = 0; i < n && i < 256; i++)
     fprintf(f, " %d", cpu[i]);
   fprintf(f, "\n");
