@@ -337,8 +337,20 @@ dcache_run(xray_machine *m, xray_report *r)
    * wrong capacity puts every line at the first offset tried). */
   oka = oka && okc;
   okb = okb && okc;
-  if (okc && footprint_check(d, vC, okb ? vB : 64, doubt, sizeof doubt) == 0)
-    okc = oka = okb = 0;
+  /* Up to three checks, a run's worth of time apart: a host's other
+   * thread that holds part of the L1D for a while makes a true capacity
+   * fail too, a wrong one fails them all. */
+  if (okc) {
+    int k, fc = 0;
+    for (k = 0; k < 3 && (fc = footprint_check(d, vC, okb ? vB : 64, doubt, sizeof doubt)) == 0;
+         k++)
+      if (k < 2 && levels(d))
+        break;
+    if (fc == 0)
+      okc = oka = okb = 0;
+    else
+      doubt[0] = 0;
+  }
   set_value(vc, c, n, okc, vC, how, "the compact-set search did not settle");
   set_value(va, a, n, oka, vA, how, "the compact-set search did not settle");
   set_value(vb, b, n, okb, vB, how, "no offset made the extra address compact");
