@@ -452,6 +452,16 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
                           "; not confirmed: the number of levels is not, so this "
                           "plateau may be a level's");
       doubt_after_shared(S, nl, vmem);
+      /* Memory's plateau is past every level: a quarter of its lines at
+       * its first points must cost no less (a plateau of L3 hits and
+       * misses, which another tenant's share can make flat, costs less
+       * with fewer lines). */
+      if (vmem->source == XRAY_SOURCE_MEASURED && !vmem->unconfirmed) {
+        char cwhy[240];
+        int e = first[nl] + 1 <= last[nl] ? first[nl] + 1 : first[nl];
+        if (caches_lines_shared(c, c->pt[e].k, cwhy, sizeof cwhy) == 2)
+          xray__value_doubt(vmem, "; not confirmed: %s", cwhy);
+      }
     }
   }
 }

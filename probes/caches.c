@@ -144,6 +144,8 @@ gapped(struct cc *c, double k, size_t gap)
  * the levels, so k must lie where the level misses even so (the end of
  * the next plateau). */
 #define SHARED_LINES 0.40
+/* A quarter of the lines cost this much less: a cache serves some. */
+#define CACHED_LINES 0.15
 int
 caches_lines_shared(struct cc *c, double k, char *why, size_t whylen)
 {
@@ -164,8 +166,17 @@ caches_lines_shared(struct cc *c, double k, char *why, size_t whylen)
     snprintf(why, whylen,
              "loads %zu bytes apart cost %.1f cycles at %.0f pages, loads %zu apart %.1f: the "
              "level's line is longer than %zu bytes, and its loads share lines",
-             c->step, dense, k, 2 * c->step, sparse, c->step);
+             c->step, dense, k, 4 * c->step, sparse, c->step);
     return 1;
+  }
+  /* Fewer lines that cost less are lines a cache still holds: the pages
+   * are not past every level. */
+  if (sparse < dense * (1 - CACHED_LINES)) {
+    snprintf(why, whylen,
+             "loads %zu bytes apart cost %.1f cycles at %.0f pages, loads %zu apart %.1f: a cache "
+             "still holds some of the lines",
+             c->step, dense, k, 4 * c->step, sparse);
+    return 2;
   }
   return 0;
 }

@@ -145,7 +145,8 @@ void caches_draw_pages(struct cc *c, size_t k, size_t pool);
 size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
 /* Whether the loads at k pages share lines of the level that serves them
  * (its line longer than c->step): they then cost less than its latency
- * each.  1 yes, 0 no, -1 if it cannot be told (why says why). */
+ * each.  1 yes, 0 no, 2 where a quarter of the lines cost less (a cache
+ * holds some of them), -1 if it cannot be told (why says why). */
 int caches_lines_shared(struct cc *c, double k, char *why, size_t whylen);
 size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
 double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
