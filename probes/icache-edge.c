@@ -137,13 +137,19 @@ onset(struct ictx *c, double a, double x, double thr)
 /* The level the onset is measured from, lo, raised by ONSET or by 2.5
  * standard deviations of a median of ONSET_DRAWS points, whichever is
  * more; the deviation is estimated (from the median absolute deviation)
- * over the octave of the curve below the step. */
+ * over the octave of the curve below the step.  *noisy where the noise
+ * raises it by more than twice ONSET: a median may then read low well
+ * into a rise whose first misses cost little (a set-associative cache
+ * whose sets overfill one by one), so the edge may lie late by more than
+ * runs must agree by, and every run shares that bias: their agreement
+ * confirms nothing. */
 static double
-onset_threshold(const struct xray__curve *cv, const struct xray__step *st, double lo)
+onset_threshold(const struct xray__curve *cv, const struct xray__step *st, double lo, int *noisy)
 {
-  double d[64], y[64], med, sigma;
+  double d[64], y[64], med, sigma, margin;
   size_t i, n = 0;
 
+  *noisy = 0;
   for (i = 0; i <= st->last_low && n < 64; i++)
     if (cv->x[i] >= cv->x[st->last_low] / 2)
       y[n++] = cv->y[i];
@@ -153,7 +159,9 @@ onset_threshold(const struct xray__curve *cv, const struct xray__step *st, doubl
   for (i = 0; i < n; i++)
     d[i] = fabs(y[i] - med);
   sigma = 1.4826 * xray__median(d, n);
-  return lo + fmax(ONSET * lo, 2.5 * 1.25 * sigma / sqrt(ONSET_DRAWS));
+  margin = 2.5 * 1.25 * sigma / sqrt(ONSET_DRAWS);
+  *noisy = margin > 2 * ONSET * lo;
+  return lo + fmax(ONSET * lo, margin);
 }
 
 /* Capacity in bytes of the edge of step st on curve cv, measured up from
@@ -165,16 +173,19 @@ onset_threshold(const struct xray__curve *cv, const struct xray__step *st, doubl
  * level. */
 double
 xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct xray__step *st, double lo,
-              int *gradual)
+              int *how)
 {
   double a = cv->x[st->last_low], b = cv->x[st->first_high], x = a, above, thr, g = grain(c);
-  int tries;
+  int tries, gradual, noisy;
 
-  thr = onset_threshold(cv, st, lo);
+  thr = onset_threshold(cv, st, lo, &noisy);
+  *how = 0;
   for (tries = 0; tries < 3; tries++) {
-    x = xray__refine_edge(a, b, lo, st->hi, g, xray__ic_point, c, gradual);
-    if (*gradual)
+    x = xray__refine_edge(a, b, lo, st->hi, g, xray__ic_point, c, &gradual);
+    if (gradual) {
+      *how = IC_GRADUAL;
       return floor(x / 64 + 0.5) * 64;
+    }
     above = level_above(c, x);
     if (above >= st->hi - 0.25 * (st->hi - lo) || x + 4 * g >= b)
       break;
@@ -182,10 +193,13 @@ xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct xray__s
     a = x + g;
     lo = above;
     thr = lo * (1 + ONSET);
+    noisy = 0;
   }
   /* The last size below three quarters of the step lies past the first
    * misses: search below it. */
   x = onset(c, a, x + g, thr);
+  if (noisy)
+    *how = IC_NOISY;
   /* x is the largest full-speed size: count the blocks it touches. */
   return ceil(xray__ic_bytes(c, xray__ic_units(c, x)) / 64) * 64;
 }
@@ -195,7 +209,7 @@ xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct xray__s
 
 int
 xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
-               int *gradual, int max)
+               int *how, int max)
 {
   struct xray__curve cv = { 0 };
   struct xray__step st[8];
@@ -209,7 +223,7 @@ xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x,
   ns = xray__find_steps(&cv, 0.25, st, 8);
   for (i = 0; i < ns && n < max; i++) {
     double lo = cv.x[st[i].first_high] > 1.25 * floor_x ? fmax(st[i].lo, floor_lo) : st[i].lo;
-    double x = xray__ic_edge(c, &cv, &st[i], lo, &gradual[n]);
+    double x = xray__ic_edge(c, &cv, &st[i], lo, &how[n]);
     if (n == 0 || x > e[n - 1] * (1 + AGREE))
       e[n++] = x;
   }

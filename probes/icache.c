@@ -81,6 +81,7 @@ struct once {
   int l1i_by; /* the second view of l1i: L1I_LOOPS, L1I_CHASE, L1I_OS */
   int uop_seen_twice;           /* an 8-byte NOP edge at the same op count */
   int l1i_gradual, uop_gradual;
+  int l1i_noisy, uop_noisy;     /* an edge's onset set by noise (IC_NOISY) */
   char why[400]; /* as long as a value's reason */
   char uop_why[200]; /* why the op cache is NAN, where not hidden by the L1I */
 };
@@ -107,7 +108,7 @@ jumps_doubt(double e[][MAX_EDGES], const int *ne, double x)
   return 0;
 }
 
-/* The L1I from the edges e (gradual: g) of each kernel, ne of them,
+/* The L1I from the edges e (found as g says: IC_ flags) of each kernel, ne of them,
  * untimed where a kernel could not be timed; else why not, in o->why. */
 static void
 l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const int *ne,
@@ -126,7 +127,8 @@ l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const 
       for (b = 0; b < ne[j]; b++)
         if (shares(e[j][b], e[0][a]) && (j == NFETCH - 1 || !jumps_doubt(e, ne, e[0][a]))) {
           o->l1i = fmin(e[0][a], e[j][b]);
-          o->l1i_gradual = g[0][a];
+          o->l1i_gradual = g[0][a] & IC_GRADUAL;
+          o->l1i_noisy = (g[0][a] | g[j][b]) & IC_NOISY;
         }
   if (isnan(o->l1i)) {
     size_t len = (size_t) snprintf(w, wl, "no edge passes for the L1I's (");
@@ -163,7 +165,10 @@ uop_from_curve(struct once *o, struct ictx *c4, struct xray__curve *cv4, struct 
    * L1I's (an op cache, if any, then holds at least as much of this code
    * as the L1I: its size is not seen). */
   if (n4 > 0) {
-    double x = xray__ic_edge(c4, cv4, st4, st4->lo, &o->uop_gradual);
+    int how;
+    double x = xray__ic_edge(c4, cv4, st4, st4->lo, &how);
+    o->uop_gradual = how & IC_GRADUAL;
+    o->uop_noisy = how & IC_NOISY;
     for (a = 0; a < ne8 && !shares(x, e8[a]); a++)
       ;
     if (a == ne8) {
@@ -201,7 +206,7 @@ uop_from_curve(struct once *o, struct ictx *c4, struct xray__curve *cv4, struct 
  * each piece ends in taken branches), so any edge of its comes first. */
 #define CHASE_TOP (160 * 1024)
 static double
-chase_last(xray_machine *m, const char *stmt, int *gradual)
+chase_last(xray_machine *m, const char *stmt, int *how)
 {
   struct ictx cc = { m, xray__stmt_find(stmt), 1, UINT64_C(0x9e3779b97f4a7c15), NULL, 0 };
   double e[MAX_EDGES];
@@ -210,7 +215,7 @@ chase_last(xray_machine *m, const char *stmt, int *gradual)
   xray__ic_free(&cc);
   if (n <= 0)
     return NAN;
-  *gradual = g[n - 1];
+  *how = g[n - 1];
   return e[n - 1];
 }
 
@@ -221,7 +226,8 @@ chase_last(xray_machine *m, const char *stmt, int *gradual)
  * far in it, while the L1I holds the same lines.  Alone it is a candidate
  * (o->l1i_alone). */
 static void
-chase_edge(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
+chase_edge(xray_machine *m, struct once *o, double e[][MAX_EDGES], int ge[][MAX_EDGES],
+           const int *ne)
 {
   double ch, ch2;
   int g, g2, b;
@@ -235,13 +241,15 @@ chase_edge(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne
       if (shares(e[i][b], ch)) {
         o->l1i = ch;
         o->l1i_by = L1I_CHASE;
-        o->l1i_gradual = g;
+        o->l1i_gradual = g & IC_GRADUAL;
+        o->l1i_noisy = (g | ge[i][b]) & IC_NOISY;
         return;
       }
   if (!isnan(ch2 = chase_last(m, "nop2", &g2)) && fabs(ch2 - ch) <= AGREE * ch) {
     o->l1i = fmin(ch, ch2);
     o->l1i_by = L1I_CHASE;
-    o->l1i_gradual = g && g2;
+    o->l1i_gradual = g & g2 & IC_GRADUAL;
+    o->l1i_noisy = (g | g2) & IC_NOISY;
     return;
   }
   o->l1i_alone = ch;
@@ -283,6 +291,7 @@ os_pick(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
     if (fabs(c[i] - os) <= AGREE * os) {
       o->l1i = c[i];
       o->l1i_by = L1I_OS;
+      o->l1i_noisy = 0;
       return;
     }
 }
@@ -305,6 +314,7 @@ measure_once(xray_machine *m, struct once *o)
   o->l1i = o->uop = o->l1i_alone = NAN;
   o->l1i_by = 0;
   o->uop_seen_twice = 0;
+  o->l1i_noisy = o->uop_noisy = 0;
   o->why[0] = o->uop_why[0] = 0;
   /* The 4-byte NOPs first: past their op-cache edge they run at the
    * decoders' rate, the level from which the 8-byte NOPs' L1I edge is
@@ -335,7 +345,7 @@ measure_once(xray_machine *m, struct once *o)
   l1i_from_edges(o, e, g, ne, untimed);
   if (!isnan(o->l1i))
     o->l1i_by = L1I_LOOPS;
-  chase_edge(m, o, e, ne);
+  chase_edge(m, o, e, g, ne);
   os_pick(m, o, e, ne);
   uop_from_curve(o, &c4, &cv4, &st4, n4, e[0], ne[0]);
   rc = 0;
@@ -344,7 +354,8 @@ out:
   return rc;
 }
 
-/* The method, and every run's value; a disturbed run is marked '?'.
+/* The method, and every run's value; a disturbed or noisy run (clean
+ * not above 0) is marked '?'.
  * kernels says what was timed. */
 static void
 describe(xray_value *v, const xray_machine *m, const char *kernels, const double *runs,
@@ -358,23 +369,28 @@ describe(xray_value *v, const xray_machine *m, const char *kernels, const double
            gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
            n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
-    snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] ? "" : "?");
+    snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] > 0 ? "" : "?");
 }
 
-/* Confirmed: three clean runs agree, or four runs of any kind do.  Two
- * are not enough: some code buffers (their physical pages, it seems) make
- * 4-byte NOPs leave the op cache at 4 KB, and two such buffers in a row
- * do happen.  The value in *out. */
+/* A run is clean (1), disturbed (0: many of its points measured only at
+ * reduced speed) or noisy (-1: its edge's onset was set by the noise,
+ * IC_NOISY).  Confirmed: three clean runs agree, or four that are not
+ * noisy do.  Two are not enough: some code buffers (their physical pages,
+ * it seems) make 4-byte NOPs leave the op cache at 4 KB, and two such
+ * buffers in a row do happen.  A disturbed run errs anywhere, noisy ones
+ * late together, so they never confirm.  The value in *out. */
 static int
 consensus(const double *runs, const int *clean, int n, double *out)
 {
-  double v[MAX_RUNS];
+  double v[MAX_RUNS], w[MAX_RUNS];
   int i;
 
-  for (i = 0; i < n; i++)
-    v[i] = clean[i] ? runs[i] : NAN;
+  for (i = 0; i < n; i++) {
+    v[i] = clean[i] > 0 ? runs[i] : NAN;
+    w[i] = clean[i] >= 0 ? runs[i] : NAN;
+  }
   return xray__consensus(v, (size_t) n, 3, AGREE, out)
-         || xray__consensus(runs, (size_t) n, 4, AGREE, out);
+         || xray__consensus(w, (size_t) n, 4, AGREE, out);
 }
 
 /* Settled as unknown: three runs saw no edge of the value's own, and they
@@ -413,7 +429,7 @@ os_consensus(const double *runs, const int *clean, int n, double os, double *out
   for (i = 0; i < n; i++)
     if (fabs(runs[i] - os) <= AGREE * os) {
       w[k++] = runs[i];
-      if (clean[i])
+      if (clean[i] > 0)
         v[kc++] = runs[i];
     }
   if (kc >= 2)
@@ -535,7 +551,7 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
   double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS], deadline, c;
   char uop_why[200] = "", how[300];
-  int clean[MAX_RUNS], n = 0, twice = 0, by[4] = { 0 }, i, k = 0;
+  int l1c[MAX_RUNS], upc[MAX_RUNS], n = 0, twice = 0, by[4] = { 0 }, i, k = 0;
   struct once o = { 0 };
 
   if (!l1i || !uop || !assoc || !line)
@@ -574,10 +590,14 @@ icache_run(xray_machine *m, xray_report *r)
     /* Clean: at most 3 % of its points without two full-speed samples (a
      * disturbed run has tens of them; a good one, none to five in 190). */
     unsure2 = xray__machine_unsure(m, &measured2);
-    clean[n] = (unsure2 - unsure) * 33 <= measured2 - measured;
+    l1c[n] = upc[n] = (unsure2 - unsure) * 33 <= measured2 - measured;
+    if (o.l1i_noisy)
+      l1c[n] = -1;
+    if (o.uop_noisy)
+      upc[n] = -1;
     n++;
-    if ((confirmed(l1, clean, n, 0) || os_consensus(l1, clean, n, os_l1i(m), &c))
-        && confirmed(up, clean, n, 1))
+    if ((confirmed(l1, l1c, n, 0) || os_consensus(l1, l1c, n, os_l1i(m), &c))
+        && confirmed(up, upc, n, 1))
       break;
   }
   /* An op cache hidden behind the L1I edge is an answer of its own; an
@@ -588,7 +608,7 @@ icache_run(xray_machine *m, xray_report *r)
            "runs, shared by the loops %d, by the chase and a loop or both chases %d, by the OS "
            "view and a kernel %d",
            CHASE_SLOT, by[L1I_LOOPS], by[L1I_CHASE], by[L1I_OS]);
-  conclude(l1i, m, how, l1, clean, n, o.l1i_gradual, 0, o.why, os_l1i(m));
+  conclude(l1i, m, how, l1, l1c, n, o.l1i_gradual, 0, o.why, os_l1i(m));
   /* Runs where only the chase saw an edge give a candidate, not a value
    * anyone confirmed. */
   for (i = 0; i < n && isnan(l1[i]); i++)
@@ -599,7 +619,7 @@ icache_run(xray_machine *m, xray_report *r)
     xray__value_doubt(l1i, "; not confirmed: the chase's edge alone (%d of %d runs), which no "
                       "other view shares", k, n);
   }
-  conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, clean, n,
+  conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, upc, n,
            o.uop_gradual, 1,
            uop_why[0] ? uop_why
                       : "4-byte NOP loops step only at the L1I edge: an op cache, if any, "

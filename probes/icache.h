@@ -30,15 +30,19 @@ double xray__ic_point(void *p, double bytes);
 /* The curve from 1024 bytes (a chase: 8192) to hi, 8 points an octave;
  * -1 if a point cannot be timed. */
 int xray__ic_scan(struct ictx *c, struct xray__curve *cv, double hi);
+/* How an edge was found: IC_GRADUAL where it is LRU-like (a fitted
+ * onset), IC_NOISY where the noise of the plateau below it, not the
+ * onset's own margin, set how high its time may rise (icache-edge.c). */
+enum { IC_GRADUAL = 1, IC_NOISY = 2 };
 /* Capacity in bytes of the edge of step st on curve cv, measured up from
- * level lo; *gradual where the edge is LRU-like. */
+ * level lo; in *how, IC_ flags. */
 double xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct xray__step *st,
-                     double lo, int *gradual);
+                     double lo, int *how);
 /* Every edge of one kernel's curve up to hi_bytes, ascending, at most
  * max (a step well past floor_x measured up from at least floor_lo);
  * their number, or -1 if the kernel cannot be timed. */
 int xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
-                   int *gradual, int max);
+                   int *how, int max);
 void xray__ic_free(struct ictx *c);
 
 #endif
