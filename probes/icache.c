@@ -43,6 +43,7 @@
 /* Determinations at most (fewer once the time budget is spent), and how
  * close two must be to confirm a value. */
 #define MAX_RUNS 16
+#define UNTIMED_RUNS 8
 #define AGREE 0.03
 
 /* The fetch-bound kernels.  They differ in taken jumps and instructions
@@ -491,8 +492,9 @@ icache_c(xray_machine *m, xray_value *l1i, xray_value *uop)
   struct xray__curve cv = { 0 };
   struct xray__step st;
   /* The budget holds here too, although every point is a compile: a
-   * longer one (--budget) buys the points this path needs. */
-  double t0 = xray__now(), bytes, y, lo, hi, limit = m->budget;
+   * longer one (--budget) buys the points this path needs.  A machine that
+   * takes no real time has none. */
+  double t0 = xray__now(), bytes, y, lo, hi, limit = m->timed ? m->budget : INFINITY;
   size_t n, a, b, mid;
 
   snprintf(l1i->method, sizeof l1i->method,
@@ -569,9 +571,11 @@ icache_run(xray_machine *m, xray_report *r)
    * of the op cache and L1I, for tens to hundreds of milliseconds) or a
    * conflict tied to its buffer's pages, so keep trying, starting new runs
    * only in the first 3/4 of the budget.  A disturbed run (many points
-   * measured only at reduced speed) needs two others to confirm it. */
+   * measured only at reduced speed) needs two others to confirm it.  A
+ * machine that takes no real time gets UNTIMED_RUNS, about what the
+ * budget buys a simulation. */
   deadline = xray__now() + 0.75 * m->budget;
-  while (n < MAX_RUNS && (n < 4 || xray__now() < deadline)) {
+  while (n < MAX_RUNS && (n < 4 || xray__machine_more_runs(m, deadline, n, UNTIMED_RUNS))) {
     int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2;
     m->ops->reset(m);
     if (measure_once(m, &o)) {

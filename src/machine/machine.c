@@ -117,6 +117,12 @@ xray__machine_unsure(const xray_machine *m, int *measured)
   return m->ops->unsure ? m->ops->unsure(m, measured) : 0;
 }
 
+int
+xray__machine_more_runs(const xray_machine *m, double deadline, int n, int runs)
+{
+  return m->timed ? xray__now() < deadline : n < runs;
+}
+
 /* The library's version (xray.h's XRAY_VERSION when it was built). */
 const char *
 xray_version(void)

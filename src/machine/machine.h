@@ -224,6 +224,12 @@ int xray__machine_uses_c(const xray_machine *m);
 /* Points so far measured without two samples at full speed; and in
  * *measured, all points measured so far. */
 int xray__machine_unsure(const xray_machine *m, int *measured);
+/* Whether a probe that repeats until its values agree may start run n+1
+ * (n done): before deadline (xray__now()'s) on a timed machine; on one
+ * whose measurements take no real time (simulated, replayed), while n is
+ * under runs, so that its answer never depends on how fast or how busy
+ * the host that computes it is. */
+int xray__machine_more_runs(const xray_machine *m, double deadline, int n, int runs);
 
 /* machine/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
  * CPUID), by name; -1 if it gives none. */
