@@ -7,6 +7,7 @@
 #include "measure/measure.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void
 xray__cache_reset(struct xray__cache *c)
@@ -17,13 +18,17 @@ xray__cache_reset(struct xray__cache *c)
     c->tag[i] = ~0UL;
     c->age[i] = 0;
   }
-  c->clock = 0;
 }
 
 int
 xray__cache_init(struct xray__cache *c)
 {
   c->sets = c->size / (c->ways * c->line);
+  c->setmask = c->sets > 1 && (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
+  for (c->lineshift = 0; (1UL << c->lineshift) < c->line && c->lineshift < 63; c->lineshift++)
+    ;
+  if ((1UL << c->lineshift) != c->line)
+    c->lineshift = -1;
   c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
   c->age = malloc(c->sets * c->ways * sizeof *c->age);
   if (!c->tag || !c->age)
@@ -77,35 +82,50 @@ plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
 }
 
 /* Access one line address; returns 1 on a miss (the line is then
- * allocated), and in *evicted (if not NULL) the line it displaced, or ~0. */
+ * allocated), and in *evicted (if not NULL) the line it displaced, or ~0.
+ * An LRU set keeps its tags from the most to the least recently used: a
+ * hit moves its tag to the front, a miss fills an invalid way if there is
+ * one (no line is displaced) or else displaces the last.  Which way holds
+ * a line never matters under LRU, only the order, so this is the policy of
+ * age stamps without their second array and second scan.  Tree-PLRU and
+ * random replacement choose a way, and keep the ways in place. */
 int
 xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted)
 {
-  unsigned long set = lineaddr % c->sets, w, victim = 0;
+  unsigned long set = c->setmask ? lineaddr & c->setmask : lineaddr % c->sets, w, victim = 0,
+                free = c->ways;
   unsigned long *tag = c->tag + set * c->ways;
   uint64_t *age = c->age + set * c->ways;
 
-  c->clock++;
   if (evicted)
     *evicted = ~0UL;
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == lineaddr) {
-      if (c->policy == XRAY__POL_PLRU)
-        age[0] = plru_touch(age[0], c->ways, w);
-      else
-        age[w] = c->clock;
+  for (w = 0; w < c->ways; w++) {
+    if (tag[w] == lineaddr)
+      break;
+    if (tag[w] == ~0UL && free == c->ways)
+      free = w;
+  }
+  if (c->policy == XRAY__POL_LRU) {
+    if (w < c->ways) {
+      memmove(tag + 1, tag, w * sizeof *tag);
+      tag[0] = lineaddr;
       return 0;
     }
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == ~0UL)
-      break;
-  if (w < c->ways)
-    victim = w;
-  else if (c->policy == XRAY__POL_LRU) {
-    for (w = 1; w < c->ways; w++)
-      if (age[w] < age[victim])
-        victim = w;
-  } else if (c->policy == XRAY__POL_PLRU)
+    victim = free < c->ways ? free : c->ways - 1;
+    if (evicted)
+      *evicted = tag[victim];
+    memmove(tag + 1, tag, victim * sizeof *tag);
+    tag[0] = lineaddr;
+    return 1;
+  }
+  if (w < c->ways) {
+    if (c->policy == XRAY__POL_PLRU)
+      age[0] = plru_touch(age[0], c->ways, w);
+    return 0;
+  }
+  if (free < c->ways)
+    victim = free;
+  else if (c->policy == XRAY__POL_PLRU)
     victim = plru_victim(age[0], c->ways);
   else
     victim = xray__rand(&c->rng) % c->ways;
@@ -114,15 +134,13 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
   tag[victim] = lineaddr;
   if (c->policy == XRAY__POL_PLRU)
     age[0] = plru_touch(age[0], c->ways, victim);
-  else
-    age[victim] = c->clock;
   return 1;
 }
 
 void
 xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr)
 {
-  unsigned long set = lineaddr % c->sets, w;
+  unsigned long set = c->setmask ? lineaddr & c->setmask : lineaddr % c->sets, w;
   unsigned long *tag = c->tag + set * c->ways;
 
   for (w = 0; w < c->ways; w++)

@@ -8,11 +8,12 @@ enum { XRAY__POL_LRU, XRAY__POL_PLRU, XRAY__POL_RANDOM };
 
 struct xray__cache {
   unsigned long size, ways, line, sets;
+  unsigned long setmask; /* sets - 1 where that is a power of two, else 0 */
+  int lineshift; /* log2(line) where line is a power of two, else -1 */
   int policy;
   double lat; /* cycles for a hit (the simulated data levels) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
-  uint64_t *age; /* LRU stamps; PLRU: tree bits in age[set*ways] */
-  unsigned long clock;
+  uint64_t *age; /* PLRU: tree bits in age[set*ways]; LRU keeps its ways in order */
   uint64_t rng;
 };
 
@@ -21,6 +22,12 @@ struct xray__cache {
 int xray__cache_init(struct xray__cache *c);
 void xray__cache_reset(struct xray__cache *c);
 void xray__cache_free(struct xray__cache *c);
+/* The line address of byte address a (a shift where the line allows). */
+static inline unsigned long
+xray__cache_lineof(const struct xray__cache *c, uint64_t a)
+{
+  return (unsigned long) (c->lineshift >= 0 ? a >> c->lineshift : a / c->line);
+}
 /* Access one line address; 1 on a miss (the line is then allocated), and
  * in *evicted (if not NULL) the line it displaced, or ~0. */
 int xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted);

@@ -17,7 +17,8 @@
 #define PARTNER_BASE (UINT64_C(1) << 38)
 
 /* The physical page behind a virtual one: random, given on first touch,
- * kept until reset (like pages a hypervisor hands out). */
+ * kept until reset (like pages a hypervisor hands out).  An open-addressed
+ * table whose capacity is a power of two (4096, doubled when half full). */
 static uint64_t
 pmap_get(struct sim *m, uint64_t vpage)
 {
@@ -37,9 +38,9 @@ pmap_get(struct sim *m, uint64_t vpage)
       q.key[i] = ~UINT64_C(0);
     for (i = 0; i < p->cap; i++)
       if (p->key[i] != ~UINT64_C(0)) {
-        size_t j = (size_t) (p->key[i] * UINT64_C(0x9e3779b97f4a7c15) >> 7) % q.cap;
+        size_t j = (size_t) (p->key[i] * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (q.cap - 1);
         while (q.key[j] != ~UINT64_C(0))
-          j = (j + 1) % q.cap;
+          j = (j + 1) & (q.cap - 1);
         q.key[j] = p->key[i];
         q.val[j] = p->val[i];
         q.n++;
@@ -48,9 +49,9 @@ pmap_get(struct sim *m, uint64_t vpage)
     free(p->val);
     *p = q;
   }
-  i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) % p->cap;
+  i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (p->cap - 1);
   while (p->key[i] != ~UINT64_C(0) && p->key[i] != vpage)
-    i = (i + 1) % p->cap;
+    i = (i + 1) & (p->cap - 1);
   if (p->key[i] == ~UINT64_C(0)) {
     p->key[i] = vpage;
     p->val[i] = xray__rand(&m->prng) >> 28;
@@ -78,7 +79,7 @@ fill_from(struct sim *m, uint64_t pa, int from)
 
   for (i = from; i < m->nlev; i++) {
     unsigned long ev;
-    if (!xray__cache_access(&m->lev[i], (unsigned long) (pa / m->lev[i].line), &ev))
+    if (!xray__cache_access(&m->lev[i], xray__cache_lineof(&m->lev[i], pa), &ev))
       break;
     if (m->inclusive && i > 0 && ev != ~0UL)
       for (j = 0; j < i; j++) {
@@ -154,7 +155,7 @@ page_prefetch(struct sim *m, uint64_t pa)
   for (a = pg * 4096; a < (pg + 1) * 4096; a += m->lev[1].line) {
     int l;
     for (l = 1; l < m->nlev; l++)
-      if (!xray__cache_access(&m->lev[l], (unsigned long) (a / m->lev[l].line), NULL))
+      if (!xray__cache_access(&m->lev[l], xray__cache_lineof(&m->lev[l], a), NULL))
         break;
     if (l > 1 && m->counting)
       m->pf_fetched++;
@@ -169,11 +170,12 @@ load(struct sim *m, uint64_t va, int huge)
   int hit;
 
   if (m->ntlb) {
-    uint64_t page = huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : va / m->tlb[0].line;
+    uint64_t page =
+        huge ? va / HUGE_PAGE + (UINT64_C(1) << 50) : xray__cache_lineof(&m->tlb[0], va);
     if (xray__cache_access(&m->tlb[0], (unsigned long) page, NULL)) {
       m->tlb_missed += m->counting;
       if (m->ntlb > 1) {
-        uint64_t p2 = huge ? page : va / m->tlb[1].line;
+        uint64_t p2 = huge ? page : xray__cache_lineof(&m->tlb[1], va);
         cyc += m->tlbpen;
         if (xray__cache_access(&m->tlb[1], (unsigned long) p2, NULL))
           cyc += m->walk;
