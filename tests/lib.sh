@@ -112,3 +112,49 @@ names_published() {
   [ $# -eq 3 ] && awk -F'\t' -v v="$1" -v f="$2" -v m="$3" \
     '$1 == v && $2 == f && $3 == m { print $4 }' "$cpus_tsv"
 }
+# live: this test times this host.  Two timing experiments at once spoil
+# each other on a machine of few CPUs, so under make -jN the live tests
+# take turns: each holds the build tree's lock from here until it exits
+# (deterministic tests run beside them).
+live() {
+  lock=${top_builddir:-.}/tests/live.lock
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$lock" && flock 9
+  else
+    until mkdir "$lock.d" 2>/dev/null; do sleep 1; done
+    trap 'rmdir "$lock.d"; rm -rf "$tmp"' 0
+    trap 'rmdir "$lock.d"; rm -rf "$tmp"; exit 130' 1 2 15
+  fi
+}
+# Deterministic cases side by side: par FUNCTION ARGS... runs one case in
+# the background, at most par_jobs at once (XRAY_TEST_JOBS, or one per
+# CPU); par_wait then prints their TAP lines in the order they were given,
+# numbered here.  A case must not share files or variables with another.
+par_jobs=${XRAY_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+par_n=0
+par_pids=
+par() {
+  if [ $(echo $par_pids | wc -w) -ge "$par_jobs" ]; then
+    wait $(echo $par_pids | cut -d' ' -f1)
+    par_pids=$(echo $par_pids | cut -s -d' ' -f2-)
+  fi
+  par_n=$((par_n + 1))
+  ("$@") >"$tmp/par.$par_n" 2>&1 &
+  par_pids="$par_pids $!"
+}
+par_wait() {
+  wait
+  i=1
+  while [ "$i" -le "$par_n" ]; do
+    while IFS= read -r line; do
+      case $line in
+        "ok "*) ok "${line#ok * - }" ;;
+        "not ok "*) not_ok "${line#not ok * - }" ;;
+        *) echo "$line" ;;
+      esac
+    done <"$tmp/par.$i"
+    i=$((i + 1))
+  done
+  par_n=0
+  par_pids=
+}
