@@ -59,8 +59,9 @@ sysfs_cache() {
   done
 }
 # procs_with TEXT: processes whose command line holds TEXT; procs_in_group
-# PGID: processes of that process group.  From /proc, so that no procps
-# is needed.
+# PGID: live processes of that process group (a zombie has ended: its
+# reaping is its new parent's, init's, business).  From /proc, so that no
+# procps is needed.
 procs_with() {
   for p in /proc/[0-9]*; do
     tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "${p#/proc/}"
@@ -68,7 +69,7 @@ procs_with() {
 }
 procs_in_group() {
   for p in /proc/[0-9]*; do
-    sed 's/.*) //' "$p/stat" 2>/dev/null | awk -v g="$1" '$3 == g { f = 1 } END { exit !f }' &&
+    sed 's/.*) //' "$p/stat" 2>/dev/null | awk -v g="$1" '$3 == g && $1 != "Z" { f = 1 } END { exit !f }' &&
       echo "${p#/proc/}"
   done | wc -l
 }
