@@ -12,7 +12,10 @@
 #   building xray's engine with the project's own $CC, $CFLAGS, $CPPFLAGS
 #   and $LDFLAGS and running its micro-benchmarks.  The engine program is
 #   left at $(top_builddir)/xray-probe (substituted as XRAY_PROBE), so
-#   'make' rules or a person can run it again later ('./xray-probe --help').
+#   'make' rules or a person can run it again later ('./xray-probe --help'),
+#   with the command that built it in xray-probe.cmd: configure run again
+#   reuses it where that command and the engine's sources are unchanged.
+#   Both belong in the project's DISTCLEANFILES.
 #
 #   AX_XRAY_INIT is optional.  It names xray's source tree when a copy of it
 #   is embedded in the project, as a directory relative to the top source
@@ -47,7 +50,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 10
+#serial 11
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -97,9 +100,23 @@ ax_xray_build ()
     ax_xray_files="$ax_xray_files \"\$ax_xray_dir/$ax_xray_f\""
   done
   ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -I"$ax_xray_dir/src" -o xray-probe$EXEEXT'"$ax_xray_files"' $LDFLAGS -lm'
+  # An engine this command built before, from sources no newer than it,
+  # is the same engine: configure run again (a new option, a cleared
+  # cache) reuses it.  The command, expanded, is kept beside it only once
+  # the build has succeeded.
+  eval "ax_xray_said=\"$ax_xray_cmd\""
+  AS_IF([test -x xray-probe$EXEEXT && test -f xray-probe.cmd &&
+         test "x`cat xray-probe.cmd`" = "x$ax_xray_said" &&
+         test -z "`find "$ax_xray_dir/src" "$ax_xray_dir/probes" -newer xray-probe$EXEEXT 2>/dev/null | sed 1q`"], [
+    _AS_ECHO_LOG([reusing xray-probe$EXEEXT: built by the same command from these sources])
+    ax_xray_prog=`pwd`/xray-probe$EXEEXT
+    return
+  ])
+  rm -f xray-probe.cmd
   _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT (the files of $ax_xray_dir/src/engine.list) $LDFLAGS -lm])
   AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
-        [ax_xray_prog=`pwd`/xray-probe$EXEEXT],
+        [ax_xray_prog=`pwd`/xray-probe$EXEEXT
+         echo "$ax_xray_said" >xray-probe.cmd],
         [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])
 }
 ax_xray_run ()
