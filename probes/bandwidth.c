@@ -52,22 +52,37 @@
 #define SLOTS 5 /* up to four levels, then memory */
 #define AGREE 0.10
 #define APART 0.25
-/* Memory footprints stop at 1 GB a stream: more costs seconds and
- * memory, and adds nothing once they are well past every cache. */
+/* Memory's larger footprint is at most MEM_MAX in all on a simulated or
+ * replayed machine, and MEM_REAL on this host: two arrays of it (one
+ * core's, then every core's share) stay resident between rounds, and
+ * with the caches probe's chases a whole run stays within 256 MB; 128 MB
+ * is still four times the largest last level we have met (32 MB).  A
+ * memory limit set on the process (ulimit -v, a cgroup) lowers it to a
+ * quarter of the limit, said where it leaves memory no footprint. */
 #define MEM_MAX 1073741824.0
+#define MEM_REAL 134217728.0
 /* Reads over F and 2F that agree this well: F is past every cache. */
 #define SETTLED 0.05
 
 static const char *const upper[XRAY__SK_BASE] = { "READ", "WRITE", "COPY", "TRIAD", "WRITE_NT" };
 
-/* The two footprints of slot i of n levels (i == n: memory); 0 with why
- * if no footprint streams from that level alone. */
+/* The two footprints of slot i of n levels (i == n: memory: at most
+ * cap in all, set as capwhy says); 0 with why if no footprint streams
+ * from that level alone. */
 static int
-footprints(const double *level, int n, int i, double *f, char *why, size_t len)
+footprints(const double *level, int n, int i, double cap, const char *capwhy, double *f,
+           char *why, size_t len)
 {
   if (i == n) {
-    f[0] = fmin(16 * level[n - 1], MEM_MAX / 2);
+    f[0] = fmin(16 * level[n - 1], cap / 2);
     f[1] = 2 * f[0];
+    if (f[0] < 2 * level[n - 1]) {
+      snprintf(why, len,
+               "memory's footprints may not exceed %.0f MB here (%s), less than four times "
+               "the last level's %.0f bytes",
+               cap / 1048576, capwhy[0] ? capwhy : "the run's memory budget", level[n - 1]);
+      return 0;
+    }
     return 1;
   }
   f[0] = fmax(i ? 2 * level[i - 1] : 0, level[i] / 4);
@@ -111,6 +126,8 @@ struct cell {
  * (level, then memory), kernel, and one core or all. */
 struct plan {
   double level[4];
+  double memcap;      /* memory's larger footprint at most (MEM_MAX, MEM_REAL) */
+  char capwhy[120];   /* what set memcap below MEM_REAL, or "" */
   int n, sure[5], ncpu, nt, width;
   struct cell cell[SLOTS][XRAY__SK_BASE][2];
 };
@@ -237,18 +254,18 @@ applies(const struct plan *p, int i, int n, size_t k, int all, const char **why)
  * whole), and a footprint the whole still partly holds is faster than
  * memory, at both footprints alike. */
 static void
-settle(xray_machine *m, double *f)
+settle(xray_machine *m, double *f, double cap)
 {
   double y[2];
   int j;
 
-  while (f[1] < MEM_MAX) {
+  while (f[1] < cap) {
     for (j = 0; j < 2; j++)
       y[j] = xray__point(m, "bandwidth", "read/1", f[j], m->ops->stream(m, XRAY__SK_READ, f[j], 1));
     if (!(y[0] > 0 && y[1] > 0) || (y[0] - y[1]) / y[1] <= SETTLED)
       return;
     f[0] = f[1];
-    f[1] = fmin(2 * f[1], MEM_MAX);
+    f[1] = fmin(2 * f[1], cap);
   }
 }
 
@@ -262,10 +279,10 @@ plan_slot(xray_machine *m, struct plan *p, int i, int n, char *why, size_t len)
   size_t k;
   int all, j;
 
-  if (!footprints(p->level, n, i, f, why, len))
+  if (!footprints(p->level, n, i, p->memcap, p->capwhy, f, why, len))
     return;
   if (i == n)
-    settle(m, f);
+    settle(m, f, p->memcap);
   for (k = 0; k < XRAY__SK_BASE; k++)
     for (all = 0; all < 2; all++) {
       struct cell *c = &p->cell[i][k][all];
@@ -305,8 +322,14 @@ report_slot(xray_machine *m, xray_report *rep, const struct plan *p, int i, int 
         xray__value_unknown(v, fail ? fail : why);
       else if (!a)
         xray__value_unknown(v, no);
-      else
+      else {
         judge(m, v, c, i, n, k);
+        if (i == n && p->capwhy[0] && v->source == XRAY_SOURCE_MEASURED) {
+          size_t len = strlen(v->method);
+          snprintf(v->method + len, sizeof v->method - len,
+                   "; footprints at most %.0f MB in all: %s", p->memcap / 1048576, p->capwhy);
+        }
+      }
     }
 }
 
@@ -336,6 +359,16 @@ run_bandwidth(xray_machine *m, xray_report *rep)
     return -1;
   }
   memset(slotwhy, 0, sizeof slotwhy);
+  p->memcap = m->timed ? MEM_REAL : MEM_MAX;
+  if (m->timed) {
+    char src[48];
+    double lim = xray__os_memory_limit(src, sizeof src);
+    if (lim > 0 && lim / 4 < p->memcap) {
+      p->memcap = lim / 4;
+      snprintf(p->capwhy, sizeof p->capwhy, "a quarter of the %s limit of %.0f MB", src,
+               lim / 1048576);
+    }
+  }
   p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
   p->ncpu = m->ops->cpus(m, cpu, MAX_CPUS);
   if (!(p->width = m->ops->sbuild(m, &p->nt))) {

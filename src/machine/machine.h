@@ -240,6 +240,10 @@ int xray__os_read(const char *name, double *v, char *src, size_t srclen);
 int xray__affinity(int *cpu, int max);
 /* The same of the thread's own mask, pins aside. */
 int xray__thread_cpus(int *cpu, int max);
+/* machine/os.c: the least memory limit set on this process, in bytes (its
+ * address space, ulimit -v; its cgroup's memory.max or, under cgroup v1,
+ * memory.limit_in_bytes), with where it comes from in src; 0 if none. */
+double xray__os_memory_limit(char *src, size_t srclen);
 /* machine/os-kinds.c: a real machine measures on one CPU, its home.  The
  * CPUs of one machine can run at clocks some per cent apart, so a clock
  * taken on one CPU converts only the times of kernels run on that CPU, and

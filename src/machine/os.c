@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#endif
 #ifdef __linux__
 #include <sched.h>
 #endif
@@ -107,6 +110,50 @@ xray__os_line(const char *path, char *buf, size_t len)
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
     buf[--n] = 0;
   return 0;
+}
+
+double
+xray__os_memory_limit(char *src, size_t srclen)
+{
+  double lim = 0, v;
+  char line[512], path[600];
+  FILE *f;
+
+  snprintf(src, srclen, "none");
+#if defined(__unix__) || defined(__APPLE__)
+  {
+    struct rlimit r;
+    if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+      lim = (double) r.rlim_cur;
+      snprintf(src, srclen, "ulimit -v");
+    }
+  }
+#endif
+  /* cgroup v2: this process's group, named by the line "0::PATH". */
+  path[0] = 0;
+  if ((f = fopen("/proc/self/cgroup", "r"))) {
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, "0::", 3) == 0) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+      }
+    fclose(f);
+  }
+  if (path[0] && (f = fopen(path, "r"))) {
+    if (fscanf(f, "%lf", &v) == 1 && v > 0 && (!(lim > 0) || v < lim)) {
+      lim = v;
+      snprintf(src, srclen, "cgroup memory.max");
+    }
+    fclose(f);
+  } else if ((f = fopen("/sys/fs/cgroup/memory/memory.limit_in_bytes", "r"))) {
+    /* cgroup v1 says "no limit" with a number near 2^63. */
+    if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < 1e18 && (!(lim > 0) || v < lim)) {
+      lim = v;
+      snprintf(src, srclen, "cgroup memory.limit_in_bytes");
+    }
+    fclose(f);
+  }
+  return lim;
 }
 
 /* The sysfs folder of CPU cpu's cache of this level and type ("Data",
