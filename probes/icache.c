@@ -40,8 +40,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Determinations at most (fewer once the time budget is spent), and how
- * close two must be to confirm a value. */
+/* Determinations at most (fewer once the time budget is spent; on a
+ * machine that takes no real time, UNTIMED_RUNS), and how close two must
+ * be to confirm a value. */
 #define MAX_RUNS 16
 #define UNTIMED_RUNS 8
 #define AGREE 0.03
@@ -109,8 +110,9 @@ jumps_doubt(double e[][MAX_EDGES], const int *ne, double x)
   return 0;
 }
 
-/* The L1I from the edges e (found as g says: IC_ flags) of each kernel, ne of them,
- * untimed where a kernel could not be timed; else why not, in o->why. */
+/* The L1I from the edges e (found as g says, in IC_ flags) of each
+ * kernel, ne of them, untimed where a kernel could not be timed; else why
+ * not, in o->why. */
 static void
 l1i_from_edges(struct once *o, double e[][MAX_EDGES], int g[][MAX_EDGES], const int *ne,
                const int *untimed)
@@ -370,7 +372,8 @@ describe(xray_value *v, const xray_machine *m, const char *kernels, const double
            gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
            n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
-    snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i], clean[i] > 0 ? "" : "?");
+    snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i],
+             clean[i] > 0 ? "" : "?");
 }
 
 /* A run is clean (1), disturbed (0: many of its points measured only at
@@ -572,8 +575,8 @@ icache_run(xray_machine *m, xray_report *r)
    * conflict tied to its buffer's pages, so keep trying, starting new runs
    * only in the first 3/4 of the budget.  A disturbed run (many points
    * measured only at reduced speed) needs two others to confirm it.  A
- * machine that takes no real time gets UNTIMED_RUNS, about what the
- * budget buys a simulation. */
+   * machine that takes no real time gets UNTIMED_RUNS, about what the
+   * budget buys a simulation. */
   deadline = xray__now() + 0.75 * m->budget;
   while (n < MAX_RUNS && (n < 4 || xray__machine_more_runs(m, deadline, n, UNTIMED_RUNS))) {
     int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2;
