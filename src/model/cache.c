@@ -93,7 +93,7 @@ int
 xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted)
 {
   unsigned long set = c->setmask ? lineaddr & c->setmask : lineaddr % c->sets, w, victim = 0,
-                free = c->ways;
+                empty = c->ways;
   unsigned long *tag = c->tag + set * c->ways;
   uint64_t *age = c->age + set * c->ways;
 
@@ -102,8 +102,8 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
   for (w = 0; w < c->ways; w++) {
     if (tag[w] == lineaddr)
       break;
-    if (tag[w] == ~0UL && free == c->ways)
-      free = w;
+    if (tag[w] == ~0UL && empty == c->ways)
+      empty = w;
   }
   if (c->policy == XRAY__POL_LRU) {
     if (w < c->ways) {
@@ -111,7 +111,7 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
       tag[0] = lineaddr;
       return 0;
     }
-    victim = free < c->ways ? free : c->ways - 1;
+    victim = empty < c->ways ? empty : c->ways - 1;
     if (evicted)
       *evicted = tag[victim];
     memmove(tag + 1, tag, victim * sizeof *tag);
@@ -123,8 +123,8 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
       age[0] = plru_touch(age[0], c->ways, w);
     return 0;
   }
-  if (free < c->ways)
-    victim = free;
+  if (empty < c->ways)
+    victim = empty;
   else if (c->policy == XRAY__POL_PLRU)
     victim = plru_victim(age[0], c->ways);
   else
