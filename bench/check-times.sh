@@ -11,6 +11,7 @@
 #   -j JOBS: make -jJOBS check (default 1)
 #   -n TOP: the slowest TOP tests (default 10)
 #   -r: read the last run's result files instead of running make check
+# make check's own output goes to DIR/check-times.out.
 dir=. jobs=1 top=10 run=yes
 while getopts d:j:n:r o; do
   case $o in
