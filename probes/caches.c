@@ -34,7 +34,7 @@
  * cores (and here with other tenants): what a process gets of it is
  * reported, marked effective.
  *
- * The parts: this file (pages, chases, the driver), caches-curve.c (the
+ * The parts: this file (pages, chases, line sizes, the driver), caches-curve.c (the
  * curve and its levels), caches-model.c (the page-colour model),
  * caches-conflict.c (conflict sets), caches-report.c (the values). */
 #include "caches.h"
@@ -179,6 +179,114 @@ caches_lines_shared(struct cc *c, double k, char *why, size_t whylen)
     return 2;
   }
   return 0;
+}
+
+/* --- a level's line size ---------------------------------------------- */
+
+/* Line size of the level whose transition is L, at k pages where it
+ * misses: the smallest s at which a load s bytes after a missing one
+ * misses too (below the line it hits).  The levels of the step are the
+ * pairs' own: 8 bytes apart (one line) and half a page apart (two), not
+ * the curve's plateaus, whose loads share a line where the line is longer
+ * than their step and then cost less than a miss each (a 128-byte line
+ * read as 64 against them).  Pairs half a page apart must cost at least
+ * a quarter of a miss more than pairs in one line: where every line holds
+ * several of the chase's loads, pairs in two lines also hit half the time,
+ * and no step shows.  The step must be clean: every offset below it well
+ * under the threshold and within LINE_FLAT of the level's step of the
+ * smallest, it and the next above the threshold, and the step still there
+ * when measured once more.  A prefetcher that brings the neighbouring line
+ * along (Zen 3's L2 and DRAM) blurs it, and then the line size is not
+ * given. */
+#define LINE_FLAT 0.15
+
+/* Cycles per load of pairs s bytes apart at k pages: the median of three
+ * chases. */
+static double
+pairs(struct cc *c, double k, uint64_t s)
+{
+  double t[3];
+  int j;
+
+  char what[48];
+
+  snprintf(what, sizeof what, "chase-pairs/k%g", k);
+  for (j = 0; j < 3; j++)
+    t[j] = caches_run_chain(c, caches_lay_out(c, k, s), (double) s, what);
+  return xray__median(t, 3);
+}
+
+double
+caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
+{
+  double thr, mid, y[16], one, two;
+  uint64_t s;
+  int n = 0, i, j;
+
+  one = pairs(c, k, 8);
+  two = pairs(c, k, c->page / 2);
+  if (c->failed) {
+    snprintf(why, whylen, "%s", c->m->error);
+    return NAN;
+  }
+  if (!(two - one >= (L->hi - L->lo) / 4)) {
+    snprintf(why, whylen,
+             "pairs of loads half a page apart cost %.1f cycles, pairs in one line %.1f: no "
+             "step (each line holds several of the chase's loads)",
+             two, one);
+    return NAN;
+  }
+  thr = (3 * two + one) / 4;
+  mid = (two + one) / 2;
+  for (s = 8; s < c->page && n < 16; s *= 2, n++) {
+    if (c->deadline > 0 && xray__now() > c->deadline) {
+      snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
+      return NAN;
+    }
+    y[n] = pairs(c, k, s);
+    if (c->failed) {
+      snprintf(why, whylen, "%s", c->m->error);
+      return NAN;
+    }
+    if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
+      break;
+  }
+  for (i = 0; i < n && y[i] < thr; i++)
+    ;
+  if (i >= n) {
+    snprintf(why, whylen, "no pair offset below a page made both loads miss");
+    return NAN;
+  }
+  for (j = 0; j < i; j++)
+    if (y[j] > mid) {
+      snprintf(why, whylen, "pairs of loads %d bytes apart already cost more than half a "
+               "miss more, below the step at %d: no clean step (a prefetcher brings "
+               "neighbouring lines)", 8 << j, 8 << i);
+      return NAN;
+    }
+  if (i == 0) {
+    snprintf(why, whylen, "pairs of loads 8 bytes apart already both miss");
+    return NAN;
+  }
+  /* Within a line the second load always hits, at any offset: the pairs
+   * below the step cost the same.  Where they climb towards it, a
+   * prefetcher or a level shared with other tenants decides the step,
+   * not the line (the shared L3 here once read 87, 105, 134, 162, 150
+   * and 164 cycles for pairs 8 to 256 bytes apart, then 315 at 512). */
+  for (j = 1; j < i; j++)
+    if (fabs(y[j] - y[0]) > LINE_FLAT * (two - one)) {
+      snprintf(why, whylen, "pairs of loads 8 and %d bytes apart, both below the step at "
+               "%d, cost %.0f and %.0f cycles: no clean step", 8 << j, 8 << i, y[0], y[j]);
+      return NAN;
+    }
+  /* Once more, either side of the step: a busy host once moved the cost
+   * of memory between two offsets, and a line of 16 bytes came out. */
+  if (!(pairs(c, k, (uint64_t) 4 << i) < mid && pairs(c, k, (uint64_t) 8 << i) >= thr)
+      || c->failed) {
+    snprintf(why, whylen, "the step at %d bytes did not hold when measured again", 8 << i);
+    return NAN;
+  }
+  return (double) (8 << i);
 }
 
 double

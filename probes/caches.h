@@ -148,6 +148,9 @@ size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t p
  * each.  1 yes, 0 no, 2 where a quarter of the lines cost less (a cache
  * holds some of them), -1 if it cannot be told (why says why). */
 int caches_lines_shared(struct cc *c, double k, char *why, size_t whylen);
+/* The line size of the level whose transition is L, from pairs of loads
+ * at k pages; NAN with why where no clean step shows. */
+double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
 size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
 double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
 double caches_one_draw(struct cc *c, double k);
@@ -170,7 +173,6 @@ int caches_refine_slopes(struct cc *c, const struct shape *S);
 int caches_scan(struct cc *c, struct shape *S);
 int caches_wide_step(const struct cc *c, const struct shape *S, int i);
 int caches_split_wide(struct cc *c, struct shape *S);
-double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
 
 /* caches-conflict.c */
 int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
