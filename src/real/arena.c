@@ -83,6 +83,15 @@ xray__arena_free(struct xray__arena *a)
 }
 
 void
+xray__arenas_free(struct xray__arena *a, int n)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    xray__arena_free(&a[i]);
+}
+
+void
 xray__chase_link(char *base, const struct xray__chase *c)
 {
   size_t i;

@@ -32,6 +32,11 @@ struct real {
   struct xray__sampler sampler;
   struct kind kind[MAX_KINDS];
   struct xray__clock clock; /* ticks per cycle, as the core runs now */
+  /* The chases' arenas and the streams' (team) are never resident at
+   * once: each can be hundreds of MB (a chain over random huge pages,
+   * memory's footprints), and a run's peak would be their sum.  A chase
+   * releases the streams', a stream the chases'; they are laid out again
+   * on demand. */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
   struct xray__kernel_set kernels;   /* the last kernel set built */
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
@@ -164,28 +169,6 @@ run_chase(void *ctx, uint64_t iters)
 #define CHASE_SAMPLE_LOADS 65536
 #define QUICK_LOADS 16384
 
-/* A chase's arenas and the streams' are never resident at once: each can
- * be hundreds of MB (a chain over random huge pages, memory's footprints),
- * and a run's peak would be their sum.  Whichever is asked for releases
- * the other's; they are laid out again on demand. */
-static void
-release_streams(struct real *m)
-{
-  int i;
-
-  for (i = 0; i < m->nteam; i++)
-    xray__arena_free(&m->team[i]);
-}
-
-static void
-release_chases(struct real *m)
-{
-  xray__arena_free(&m->arena[0]);
-  xray__arena_free(&m->arena[1]);
-  xray__arena_free(&m->duo[0]);
-  xray__arena_free(&m->duo[1]);
-}
-
 static double
 real_chase(xray_machine *base, const struct xray__chase *c)
 {
@@ -197,7 +180,7 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   uint64_t warm, t0, t1;
   double per_load, need, ticks;
 
-  release_streams(m);
+  xray__arenas_free(m->team, m->nteam);
   if (c->n == 0 || !(ctx.p = xray__chase_place(a, c, base->error, sizeof base->error)))
     return NAN;
   /* Warm up with two full traversals: the whole chain is then resident
@@ -477,7 +460,7 @@ real_duo(xray_machine *base, const struct xray__duo *d)
 {
   struct real *m = (struct real *) base;
 
-  release_streams(m);
+  xray__arenas_free(m->team, m->nteam);
   return xray__real_duo(d, m->duo, xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
 
@@ -518,7 +501,8 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
     snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads, n);
     return NAN;
   }
-  release_chases(m);
+  xray__arenas_free(m->arena, 2);
+  xray__arenas_free(m->duo, 2);
   return xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam, base->tick_hz,
                            xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
@@ -533,15 +517,12 @@ real_reset(xray_machine *base)
     xray__machine_code_free(m->kind[i].code);
     m->kind[i].code = NULL;
   }
-  xray__arena_free(&m->arena[0]);
-  xray__arena_free(&m->arena[1]);
-  xray__arena_free(&m->duo[0]);
-  xray__arena_free(&m->duo[1]);
+  xray__arenas_free(m->arena, 2);
+  xray__arenas_free(m->duo, 2);
   xray__kernel_set_free(&m->kernels);
   xray__branch_free(&m->branch);
   xray__stream_free(&m->stream);
-  for (i = 0; i < m->nteam; i++)
-    xray__arena_free(&m->team[i]);
+  xray__arenas_free(m->team, m->nteam);
   free(m->team);
   m->team = NULL;
   m->nteam = 0;

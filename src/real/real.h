@@ -13,6 +13,8 @@
 int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind, char *err,
                         size_t errlen);
 void xray__arena_free(struct xray__arena *a);
+/* The n arenas a[0..n-1] freed (mapped again on their next reserve). */
+void xray__arenas_free(struct xray__arena *a, int n);
 void xray__chase_link(char *base, const struct xray__chase *c);
 /* The chase c laid out in a (reserved for its offsets, linked): its first
  * element, or NULL with why.  c->n must not be 0. */
