@@ -104,12 +104,20 @@ void *
 xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err, size_t errlen)
 {
   uint64_t maxoff = 0;
-  size_t i;
+  size_t i, need, grown = 2 * a->len;
+  int grew;
 
   for (i = 0; i < c->n; i++)
     if (c->off[i] > maxoff)
       maxoff = c->off[i];
-  if (xray__arena_reserve(a, (size_t) maxoff + 64, c->arena, err, errlen))
+  /* An arena that must grow at least doubles, where the address space
+   * allows: a scan whose chains grow a little at each point would
+   * otherwise map it again, and fault in (clear) every page it touches,
+   * each time.  Only the pages a chain touches are resident either way. */
+  need = (size_t) maxoff + 64;
+  grew = a->base && a->len < need && grown > need
+         && xray__arena_reserve(a, grown, c->arena, err, errlen) == 0;
+  if (!grew && xray__arena_reserve(a, need, c->arena, err, errlen))
     return NULL;
   xray__chase_link(a->base, c);
   return a->base + c->off[0];

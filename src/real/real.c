@@ -32,11 +32,12 @@ struct real {
   struct xray__sampler sampler;
   struct kind kind[MAX_KINDS];
   struct xray__clock clock; /* ticks per cycle, as the core runs now */
-  /* The chases' arenas and the streams' (team) are never resident at
-   * once: each can be hundreds of MB (a chain over random huge pages,
-   * memory's footprints), and a run's peak would be their sum.  A chase
-   * releases the streams', a stream the chases'; they are laid out again
-   * on demand. */
+  /* The chases' arenas, the duo's and the streams' (team) are never
+   * resident at once: each can be a hundred MB or more (a chain past the
+   * last level, memory's footprints), and a run's peak would be their
+   * sum.  A chase releases the streams', the duo's and the other kind of
+   * chase's; a duo the chases'; a stream the chases' and the duo's; they
+   * are laid out again on demand. */
   struct xray__arena arena[2];  /* by enum xray__arena_kind */
   struct xray__kernel_set kernels;   /* the last kernel set built */
   struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
@@ -181,6 +182,8 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   double per_load, need, ticks;
 
   xray__arenas_free(m->team, m->nteam);
+  xray__arenas_free(m->duo, 2);
+  xray__arena_free(&m->arena[c->arena == XRAY__ARENA_HUGE ? XRAY__ARENA_SMALL : XRAY__ARENA_HUGE]);
   if (c->n == 0 || !(ctx.p = xray__chase_place(a, c, base->error, sizeof base->error)))
     return NAN;
   /* Warm up with two full traversals: the whole chain is then resident
@@ -461,6 +464,7 @@ real_duo(xray_machine *base, const struct xray__duo *d)
   struct real *m = (struct real *) base;
 
   xray__arenas_free(m->team, m->nteam);
+  xray__arenas_free(m->arena, 2);
   return xray__real_duo(d, m->duo, xray__clock_now(&m->clock), base->error, sizeof base->error);
 }
 
