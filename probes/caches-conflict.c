@@ -66,7 +66,7 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
   c->tests++;
   conflict_label(c, set, n, what, sizeof what);
   for (j = 0; j < 3; j++)
-    y[j] = caches_run_chain(c, caches_lay_pages(c, set, n, c->lpp, 0), (double) n, what);
+    y[j] = caches_run_chain(c, caches_lay_set(c, set, n), (double) n, what);
   return (xray__median(y, 3) - L->lo) * (double) n / (L->hi - L->lo);
 }
 

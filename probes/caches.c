@@ -104,13 +104,72 @@ caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uin
   return n;
 }
 
+/* The np pages just drawn (c->pool), packed into few large pages
+ * (c->slot).  A draw takes its pages at random from a pool eight times
+ * their number, so that their colours come out (nearly) independent, as
+ * the model assumes; laid at their pool index, the chain's pages would
+ * fault in the whole pool, 256 MB of large pages for a 32 MB chain.
+ * Packed, a page keeps its offset within a large page, which fixes its
+ * colour in every level whose way fits in one; the pages of one offset
+ * go to distinct large pages, a run of F from a random start (F the most
+ * pages of any offset), so that the colours a larger way adds stay
+ * nearly uniform too (wherever they matter, F is many times their
+ * number).  For fresh draws only: a conflict set's pages must keep their
+ * places from one chase to the next (caches_lay_set). */
+static void
+caches_pack(struct cc *c, size_t np)
+{
+  size_t pph = c->pph, f = 1, i, o;
+
+  memset(c->cls, 0, pph * sizeof *c->cls);
+  for (i = 0; i < np; i++)
+    if (++c->cls[c->pool[i] % pph] > f)
+      f = c->cls[c->pool[i] % pph];
+  for (o = 0; o < pph; o++)
+    c->cls[o] = (unsigned) (xray__rand(&c->prng) % f);
+  for (i = 0; i < np; i++) {
+    o = c->pool[i] % pph;
+    c->slot[i] = c->cls[o] * pph + o;
+    c->cls[o] = (unsigned) ((c->cls[o] + 1) % f);
+  }
+}
+
+/* Conflict set set[0..n-1] (pool pages), laid out whole.  A set is
+ * chased again and again, with pages swapped in and out, so each page
+ * keeps one place: at its first use, the next frame free for its
+ * offset within a large page (caches_pack's reason; the sets' pages
+ * come from all of POOL_MAX, and at their pool index would fault in
+ * 256 MB). */
+size_t
+caches_lay_set(struct cc *c, const uint64_t *set, size_t n)
+{
+  size_t pph = c->pph, i;
+
+  for (i = 0; i < n; i++) {
+    uint64_t p = set[i] % POOL_MAX, o = p % pph;
+    if (!c->place[p])
+      c->place[p] = ++c->used[o];
+    c->slot[i] = (uint64_t) (c->place[p] - 1) * pph + o;
+  }
+  return caches_lay_pages(c, c->slot, n, c->lpp, 0);
+}
+
+/* A fresh draw of np pages, packed (caches_pack), and laid out with per
+ * loads of each. */
+static size_t
+lay_fresh(struct cc *c, size_t np, size_t per, uint64_t pair)
+{
+  caches_draw_pages(c, np, caches_pool_for(np));
+  caches_pack(c, np);
+  return caches_lay_pages(c, c->slot, np, per, pair);
+}
+
 size_t
 caches_lay_out(struct cc *c, double k, uint64_t pair)
 {
   size_t np = k < 1 ? 1 : (size_t) k, per = k < 1 ? (size_t) (k * (double) c->lpp) : c->lpp;
 
-  caches_draw_pages(c, np, caches_pool_for(np));
-  return caches_lay_pages(c, c->pool, np, per < 1 ? 1 : per, pair);
+  return lay_fresh(c, np, per < 1 ? 1 : per, pair);
 }
 
 /* The least of three chases at k pages, every gap bytes of each page:
@@ -125,9 +184,7 @@ gapped(struct cc *c, double k, size_t gap)
   snprintf(what, sizeof what, "chase-gap%zu", gap);
   c->gap = gap;
   for (j = 0; j < 3; j++) {
-    size_t np = k < 1 ? 1 : (size_t) k;
-    caches_draw_pages(c, np, caches_pool_for(np));
-    t[j] = caches_run_chain(c, caches_lay_pages(c, c->pool, np, c->page / gap, 0), k, what);
+    t[j] = caches_run_chain(c, lay_fresh(c, k < 1 ? 1 : (size_t) k, c->page / gap, 0), k, what);
   }
   c->gap = 0;
   return fmin(t[0], fmin(t[1], t[2]));
@@ -515,6 +572,21 @@ load_step(xray_machine *m, const xray_report *r, int *known)
   return *known ? (size_t) line : LINE_STEP;
 }
 
+static void
+cc_free(struct cc *c)
+{
+  if (c) {
+    free(c->pool);
+    free(c->slot);
+    free(c->cls);
+    free(c->used);
+    free(c->place);
+    free(c->off);
+    free(c->blk);
+    free(c);
+  }
+}
+
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
@@ -527,23 +599,25 @@ caches_run(xray_machine *m, xray_report *r)
 
   if (c) {
     c->page = m->page ? m->page : 4096;
+    c->pph = c->page < LARGE_PAGE ? LARGE_PAGE / c->page : 1;
     c->step = load_step(m, r, &c->step_known);
     c->lpp = c->page / c->step;
   }
   if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
+      || !(c->slot = malloc(POOL_MAX * sizeof *c->slot))
+      || !(c->cls = malloc(c->pph * sizeof *c->cls))
+      || !(c->used = calloc(c->pph, sizeof *c->used))
+      || !(c->place = calloc(POOL_MAX, sizeof *c->place))
       || !(c->off = malloc(2 * LINES_MAX * sizeof *c->off))
       || !(c->blk = malloc(BLOCK * c->lpp * sizeof *c->blk))) {
-    if (c) {
-      free(c->pool);
-      free(c->off);
-    }
-    free(c);
+    cc_free(c);
     free(S);
     caches_probe_unavailable(r, vlev);
     return -1;
   }
   c->m = m;
   c->rng = UINT64_C(0x13198a2e03707344);
+  c->prng = UINT64_C(0xa4093822299f31d0);
   kmax = (double) (LINES_MAX / c->lpp);
   c->start = m->timed ? xray__now() : 0;
   c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
@@ -573,10 +647,7 @@ caches_run(xray_machine *m, xray_report *r)
     }
   caches_confirm_count(c, S, r, vlev, nl);
   caches_report_memory(c, S, r, why, merged, unsettled);
-  free(c->pool);
-  free(c->off);
-  free(c->blk);
-  free(c);
+  cc_free(c);
   free(S);
   return rc;
 }

@@ -24,6 +24,9 @@
 #define SLOPE_DRAWS 8
 #define FIT_LINES ((size_t) 1 << 20)    /* loads per transition point, beyond FIT_DRAWS x 4 */
 #define MAX_PTS 128
+/* The large page the real machine's arenas are aligned to: the offset of a
+ * page within one fixes its colour in every level whose way fits in it. */
+#define LARGE_PAGE ((size_t) 2 << 20)
 /* The probe's time on the real machine, in --budget units, at which the
  * scan stops, the slopes stop getting draws, and the fits do (and the
  * conflict and line tests).  At the default budget the slowest of 20
@@ -46,10 +49,16 @@ struct pt {
 struct cc {
   xray_machine *m;
   size_t page, lpp, step;               /* page; loads per page; bytes between them */
+  size_t pph;                           /* pages per large page (LARGE_PAGE) */
   size_t gap;                           /* bytes between loads where not step (0) */
   int step_known;                       /* the step is the L1D's confirmed line */
   uint64_t rng;
-  uint64_t *pool, *off, *blk;
+  uint64_t prng;                        /* frames of a packed draw (caches_pack) */
+  uint64_t *pool, *off, *blk, *slot;
+  /* By a page's offset within a large page: a packed draw's pages, then
+   * next frame (cls); the frames given to conflict sets' pages (used). */
+  unsigned *cls, *used;
+  unsigned *place;                      /* a pool page's frame + 1 in conflict sets; 0: none yet */
   struct pt pt[MAX_PTS];
   int npt;
   int next;                             /* the scan's next point, K_MIN r^next */
@@ -143,6 +152,7 @@ struct shape {
 size_t caches_pool_for(size_t k);
 void caches_draw_pages(struct cc *c, size_t k, size_t pool);
 size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
+size_t caches_lay_set(struct cc *c, const uint64_t *set, size_t n);
 /* Whether the loads at k pages share lines of the level that serves them
  * (its line longer than c->step): they then cost less than its latency
  * each.  1 yes, 0 no, 2 where a quarter of the lines cost less (a cache
