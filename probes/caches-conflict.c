@@ -181,6 +181,26 @@ caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int 
   return n;
 }
 
+/* A random page to swap for page p: one of p's colour in the L1D, where
+ * the L1D's way spans pages (c->l1col), so that only this level's colour
+ * can change.  A set of more pages of one L1D colour than the L1D has
+ * ways thrashes it, and one that conflicts in both levels at once (all
+ * its pages of one L1D colour, A + 1 of them of one colour here, the rest
+ * of others) would lose its conflict at every swap that changes the L1D
+ * colour, as a set of one colour here does at any swap. */
+static uint64_t
+swap_for(struct cc *c, uint64_t p)
+{
+  uint64_t q = xray__rand(&c->rng) % POOL_MAX;
+
+  if (c->l1col > 1) {
+    q = q - q % c->l1col + p % c->l1col;
+    if (q >= POOL_MAX)
+      q -= c->l1col;
+  }
+  return q;
+}
+
 /* Whether a minimal conflict set is all one colour: every page, swapped
  * for a fresh one (twice, in case the fresh one shares the colour), leaves
  * less than ONE_COLOUR_SHARE of its misses and less than ONE_COLOUR_LEFT
@@ -210,7 +230,7 @@ caches_one_colour(struct cc *c, const struct level *L, uint64_t *set, size_t n, 
       uint64_t q;
       double xs;
       do {
-        q = xray__rand(&c->rng) % POOL_MAX;
+        q = swap_for(c, set[i]);
         for (j = 0; j < n && set[j] != q; j++)
           ;
       } while (j < n);

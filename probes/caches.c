@@ -553,23 +553,36 @@ find_levels(struct cc *c, struct shape *S)
  * confirms one (in this report, where it ran before, else in a run of its
  * own), else LINE_STEP: loads that share an L1D line hit it after the
  * first, and L2's time per load would average in those hits; loads a step
- * apart that skip lines leave the pages half used. */
-static size_t
-load_step(xray_machine *m, const xray_report *r, int *known)
+ * apart that skip lines leave the pages half used.  And c->l1col, the
+ * colours of the L1D in pages where its confirmed way spans more than one
+ * (0: none, or not known). */
+static void
+load_step(xray_machine *m, const xray_report *r, struct cc *c)
 {
   xray_report *own = NULL;
-  const xray_value *v = xray_report_get(r, "XRAY_L1D_LINE");
+  const xray_report *from = r;
+  const xray_value *v = xray_report_get(r, "XRAY_L1D_LINE"), *sz, *ways;
   double line = 0;
 
   if (!v && (own = xray_report_new())) {
     xray_probe_run(xray_probe_find("dcache"), m, own);
     v = xray_report_get(own, "XRAY_L1D_LINE");
+    from = own;
   }
   if (v && xray_value_source(v) == XRAY_SOURCE_MEASURED && xray_value_confirmed(v))
     line = xray_value_number(v);
+  sz = from ? xray_report_get(from, "XRAY_L1D_SIZE") : NULL;
+  ways = from ? xray_report_get(from, "XRAY_L1D_ASSOC") : NULL;
+  c->l1col = 0;
+  if (sz && ways && xray_value_source(sz) == XRAY_SOURCE_MEASURED && xray_value_confirmed(sz)
+      && xray_value_source(ways) == XRAY_SOURCE_MEASURED && xray_value_confirmed(ways)
+      && xray_value_number(ways) >= 1) {
+    double col = xray_value_number(sz) / xray_value_number(ways) / (double) c->page;
+    c->l1col = col >= 2 && col == floor(col) ? (size_t) col : 0;
+  }
   xray_report_free(own);
-  *known = line >= 16 && line <= 512 && exp2(floor(log2(line))) == line;
-  return *known ? (size_t) line : LINE_STEP;
+  c->step_known = line >= 16 && line <= 512 && exp2(floor(log2(line))) == line;
+  c->step = c->step_known ? (size_t) line : LINE_STEP;
 }
 
 static void
@@ -600,7 +613,7 @@ caches_run(xray_machine *m, xray_report *r)
   if (c) {
     c->page = m->page ? m->page : 4096;
     c->pph = c->page < LARGE_PAGE ? LARGE_PAGE / c->page : 1;
-    c->step = load_step(m, r, &c->step_known);
+    load_step(m, r, c);
     c->lpp = c->page / c->step;
   }
   if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))

@@ -52,6 +52,7 @@ struct cc {
   size_t pph;                           /* pages per large page (LARGE_PAGE) */
   size_t gap;                           /* bytes between loads where not step (0) */
   int step_known;                       /* the step is the L1D's confirmed line */
+  size_t l1col;                         /* the L1D's colours in pages, where more than one */
   uint64_t rng;
   uint64_t prng;                        /* frames of a packed draw (caches_pack) */
   uint64_t *pool, *off, *blk, *slot;
