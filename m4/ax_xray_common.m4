@@ -30,8 +30,16 @@
 #   engine cannot run on the build machine.
 #
 #   The private helpers here (_AX_XRAY_*) build the engine once per
-#   configure run and only if a value must be measured, run one probe once,
-#   and record each define for AX_XRAY_CONFIG_HEADER.
+#   configure run and only if a value must be measured, run each probe
+#   once, and record each define for AX_XRAY_CONFIG_HEADER.  The first
+#   check that measures runs, in one engine process, the probe of every
+#   check in configure.ac that takes no arguments (all but AX_XRAY_LATENCY,
+#   AX_XRAY_THROUGHPUT, AX_XRAY_EVENTS, AX_XRAY_CODE_FITS and
+#   AX_XRAY_REGISTERS with types) and has a value neither cached, preset nor
+#   given with --with-xray-*: a probe then builds on what an earlier one
+#   established (the bandwidth, sharing and interference probes on the
+#   caches probe's levels) instead of measuring it again.  A check inside
+#   a shell conditional that does not run is measured all the same.
 #
 #   On a machine of several kinds of core (performance and efficiency
 #   cores, as the OS tells them apart) the engine measures every kind.  The
@@ -50,7 +58,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 11
+#serial 12
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -80,8 +88,10 @@ m4_define([_AX_XRAY_SHOWN],
 # with every value cached or preset compiles nothing.
 #   ax_xray_build: build $(top_builddir)/xray-probe once per configure run;
 #     sets ax_xray_prog, or leaves it empty and says why in config.log.
-#   ax_xray_run PROBE: run one probe once; its values land in shell
-#     variables ax_xray_v_NAME, its time in ax_xray_s_PROBE.
+#   ax_xray_run KEY [ARGS]: run a probe (ARGS, default the probe named
+#     KEY) once; its values land in shell variables ax_xray_v_NAME, its
+#     time in ax_xray_s_KEY.  A plain probe (no ARGS) runs in the batch of
+#     ax_xray_batch where it can.
 AC_DEFUN([_AX_XRAY_FUNCS], [
 AC_REQUIRE([AC_PROG_CC])
 AC_SUBST([XRAY_PROBE], ['$(top_builddir)/xray-probe$(EXEEXT)'])
@@ -123,25 +133,65 @@ ax_xray_run ()
 {
   ax_xray_key=$[]1
   shift
-  test $[]# = 0 && set x "$ax_xray_key" && shift
   eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
+  test $[]# = 0 && ax_xray_batch && eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
+  test $[]# = 0 && set x "$ax_xray_key" && shift
   eval "ax_xray_ran_$ax_xray_key=yes; ax_xray_s_$ax_xray_key="
   ax_xray_build
   test -n "$ax_xray_prog" || return
+  ax_xray_exec $ax_xray_key "$[]@"
+}
+# ax_xray_batch: once, the probes of every plain check in configure.ac
+# (ax_xray_plan: PROBE:CACHE-VARIABLE:WITH-VARIABLE words) that still has a
+# value to measure, in one run of the engine: a probe then reuses what an
+# earlier one established (the caches probe's levels for the bandwidth,
+# sharing and interference probes) instead of measuring it again.  Each
+# probe's output is the run's, its time the run's; a failed run leaves
+# the probes to run one at a time.
+ax_xray_batch ()
+{
+  test "x$ax_xray_batched" = xyes && return
+  ax_xray_batched=yes
+  ax_xray_want=
+  for ax_xray_p in $ax_xray_plan; do
+    ax_xray_bk=`echo "$ax_xray_p" | sed 's/:.*//'`
+    eval "ax_xray_c=\${`echo "$ax_xray_p" | sed 's/^[[^:]]*:\([[^:]]*\):.*/\1/'`+set}"
+    eval "ax_xray_w=\$`echo "$ax_xray_p" | sed 's/.*://'`"
+    AS_CASE([" $ax_xray_want "], [*" $ax_xray_bk "*], [continue])
+    test "x$ax_xray_c" = xset && continue
+    AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $ax_xray_bk"])
+  done
+  test -n "$ax_xray_want" || return
+  ax_xray_build
+  test -n "$ax_xray_prog" || return
+  ax_xray_exec batch $ax_xray_want || return
+  ax_xray_n=`echo $ax_xray_want | wc -w | tr -d ' '`
+  for ax_xray_bk in $ax_xray_want; do
+    cp conftest.xray-batch conftest.xray-$ax_xray_bk
+    eval "ax_xray_ran_$ax_xray_bk=yes; ax_xray_s_$ax_xray_bk=\"\$ax_xray_s_batch, one run of $ax_xray_n probes\""
+  done
+}
+# ax_xray_exec KEY ARGS...: run the engine on ARGS; its values land in
+# shell variables ax_xray_v_NAME, its time (seconds) in ax_xray_s_KEY.
+ax_xray_exec ()
+{
+  ax_xray_ekey=$[]1
+  shift
   _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]*])
-  AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_key 2>&AS_MESSAGE_LOG_FD], [
-    cat conftest.xray-$ax_xray_key >&AS_MESSAGE_LOG_FD
+  AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_ekey 2>&AS_MESSAGE_LOG_FD], [
+    cat conftest.xray-$ax_xray_ekey >&AS_MESSAGE_LOG_FD
     # One name a word: the lists are matched as " NAME ", so the lines
     # become words.
-    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_key | tr '\012' ' '`"
-    ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_key | tr '\012' ' '`"
+    ax_xray_unconfirmed="$ax_xray_unconfirmed `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) unconfirmed.*/\1/p' conftest.xray-$ax_xray_ekey | tr '\012' ' '`"
+    ax_xray_from_os="$ax_xray_from_os `sed -n 's/^@%:@ \(XRAY_[[A-Z0-9_]]*\) from: os$/\1/p' conftest.xray-$ax_xray_ekey | tr '\012' ' '`"
     # Only NAME=NUMBER lines are evaluated.
-    eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
+    eval "`sed -n 's/^\(XRAY_[[A-Z0-9_]]*\)=\([[0-9]][[0-9.]]*\)$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_ekey`"
     # And the names of kinds of core (quoted; letters, digits and ._-).
-    eval "`sed -n 's/^\(XRAY_KIND[[0-9]]*_NAME\)=.\([[A-Za-z0-9._-]]*\).$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_key`"
-    eval "ax_xray_s_$ax_xray_key=\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_key\`"
+    eval "`sed -n 's/^\(XRAY_KIND[[0-9]]*_NAME\)=.\([[A-Za-z0-9._-]]*\).$/ax_xray_v_\1=\2/p' conftest.xray-$ax_xray_ekey`"
+    eval "ax_xray_s_$ax_xray_ekey=\"\`sed -n 's/^# seconds: //p' conftest.xray-$ax_xray_ekey\` s\""
   ], [AC_MSG_WARN([xray-probe $[]* failed (see config.log)])
-      rm -f conftest.xray-$ax_xray_key])
+      rm -f conftest.xray-$ax_xray_ekey
+      return 1])
 }
 # ax_xray_kinds DEFINE DESCRIPTION: each kind of core's DEFINE_KIND<n>
 # that the engine measured and confirmed, and the kinds' count and names
@@ -214,6 +264,15 @@ m4_define([_AX_XRAY_CHECK_OP],
 [m4_case([$2], [+], [], [-], [], [*], [], [/], [], [fma], [],
   [m4_fatal([$1: unknown operator ']$2[' (known: +, -, *, / and fma)])])])
 
+# _AX_XRAY_PLAN(PROBE, CACHE-VAR, WITH-VAR): a plain probe's value, for
+# ax_xray_batch.  The plan is written at the top of configure (autoconf's
+# DEFAULTS diversion), so the first check that measures knows every
+# later one, whichever macro it is in.
+m4_define([_AX_XRAY_PLAN],
+[m4_ifndef([_ax_xray_planned],
+  [m4_define([_ax_xray_planned])m4_divert_text([DEFAULTS], [ax_xray_plan=])])dnl
+m4_divert_text([DEFAULTS], [ax_xray_plan="$ax_xray_plan $1:$2:$3"])])
+
 # _AX_XRAY_VALUE(CACHE-VAR, DEFINE, KEY, OPTION, DESCRIPTION, UNIT,
 #                [KIND], [ENGINE-ARGS])
 # The checking line, cache variable, --with option, validation, define.
@@ -222,6 +281,7 @@ m4_define([_AX_XRAY_CHECK_OP],
 # Leaves ax_xray_known=yes or no.
 AC_DEFUN([_AX_XRAY_VALUE], [
 AC_REQUIRE([_AX_XRAY_FUNCS])
+m4_ifval([$8], [], [_AX_XRAY_PLAN([$3], [$1], [with_xray_]m4_translit([$4], [-], [_]))])
 AC_ARG_WITH([xray-$4],
   [AS_HELP_STRING([--with-xray-$4=N], [do not measure $5; use N ($6)])])
 m4_pushdef([_ax_xray_with], [with_xray_]m4_translit([$4], [-], [_]))dnl
@@ -238,9 +298,9 @@ AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
      [$1=unknown; ax_xray_how="cross-compiling"],
      [ax_xray_run $3 $8
       AS_IF([test -n "$ax_xray_v_$2"],
-            [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3 s"
+            [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3"
              AS_CASE([" $ax_xray_from_os "], [*" $2 "*],
-                     [ax_xray_how="from the OS, $ax_xray_s_$3 s"])
+                     [ax_xray_how="from the OS, $ax_xray_s_$3"])
              AS_CASE([" $ax_xray_unconfirmed "], [*" $2 "*],
                      [ax_xray_how="$ax_xray_how, UNCONFIRMED"])],
             [$1=unknown; ax_xray_how=`ax_xray_why $2 $3`
