@@ -1,6 +1,7 @@
-/* The caches probe's shared state, split over caches.c (the probe and
- * its pages and chains), caches-model.c, caches-curve.c,
- * caches-conflict.c and caches-report.c. */
+/* The caches probe's shared state, split over caches.c (the probe, line
+ * sizes, the draws' statistics), caches-pages.c (its pages and chains),
+ * caches-model.c, caches-curve.c, caches-conflict.c and
+ * caches-report.c. */
 #ifndef XRAY__CACHES_H
 #define XRAY__CACHES_H
 
@@ -149,23 +150,24 @@ struct shape {
 /* The largest level the conflict test reduces (see ways_of). */
 #define CONFLICT_MAX_PAGES 1024
 
-/* caches.c: pages, chains and draws */
+/* caches-pages.c: pages, chains and draws */
 size_t caches_pool_for(size_t k);
 void caches_draw_pages(struct cc *c, size_t k, size_t pool);
 size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
 size_t caches_lay_set(struct cc *c, const uint64_t *set, size_t n);
+size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
+double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
+double caches_one_draw(struct cc *c, double k);
+void caches_add_draws(struct cc *c, struct pt *p, int want);
 /* Whether the loads at k pages share lines of the level that serves them
  * (its line longer than c->step): they then cost less than its latency
  * each.  1 yes, 0 no, 2 where a quarter of the lines cost less (a cache
  * holds some of them), -1 if it cannot be told (why says why). */
 int caches_lines_shared(struct cc *c, double k, char *why, size_t whylen);
+/* caches.c: line sizes and the draws' statistics */
 /* The line size of the level whose transition is L, from pairs of loads
  * at k pages; NAN with why where no clean step shows. */
 double caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen);
-size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
-double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
-double caches_one_draw(struct cc *c, double k);
-void caches_add_draws(struct cc *c, struct pt *p, int want);
 double caches_mean(const struct pt *p);
 double caches_draw_spread(const struct pt *p);
 double caches_floor(const struct pt *p);
