@@ -349,13 +349,12 @@ load_step(xray_machine *m, const xray_report *r, struct cc *c)
     v = xray_report_get(own, "XRAY_L1D_LINE");
     from = own;
   }
-  if (v && xray_value_source(v) == XRAY_SOURCE_MEASURED && xray_value_confirmed(v))
+  if (v && xray_value_confirmed(v))
     line = xray_value_number(v);
-  sz = from ? xray_report_get(from, "XRAY_L1D_SIZE") : NULL;
-  ways = from ? xray_report_get(from, "XRAY_L1D_ASSOC") : NULL;
+  sz = xray_report_get(from, "XRAY_L1D_SIZE");
+  ways = xray_report_get(from, "XRAY_L1D_ASSOC");
   c->l1col = 0;
-  if (sz && ways && xray_value_source(sz) == XRAY_SOURCE_MEASURED && xray_value_confirmed(sz)
-      && xray_value_source(ways) == XRAY_SOURCE_MEASURED && xray_value_confirmed(ways)
+  if (sz && ways && xray_value_confirmed(sz) && xray_value_confirmed(ways)
       && xray_value_number(ways) >= 1) {
     double col = xray_value_number(sz) / xray_value_number(ways) / (double) c->page;
     c->l1col = col >= 2 && col == floor(col) ? (size_t) col : 0;

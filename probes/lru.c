@@ -123,8 +123,7 @@ l1d(xray_machine *m, double *c, double *ln, double *lat, char *why, size_t len)
   /* Its whole cycles: a disturbed dcache run reads the latency high too. */
   *lat = vt && xray_value_source(vt) == XRAY_SOURCE_MEASURED ? xray_value_number(vt) : NAN;
   /* Each sweep reads its own word of a line: five sweeps need 40 bytes. */
-  if (vc && vl && xray_value_source(vc) == XRAY_SOURCE_MEASURED
-      && xray_value_source(vl) == XRAY_SOURCE_MEASURED && xray_value_confirmed(vl)
+  if (vc && vl && xray_value_source(vc) == XRAY_SOURCE_MEASURED && xray_value_confirmed(vl)
       && xray_value_number(vl) >= 40) {
     *c = xray_value_number(vc);
     *ln = xray_value_number(vl);

@@ -162,7 +162,7 @@ xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *s
       && xray_value_source(nv) == XRAY_SOURCE_MEASURED)
     total = (int) xray_value_number(nv);
   if (sure)
-    sure[max] = nv && xray_value_source(nv) == XRAY_SOURCE_MEASURED && xray_value_confirmed(nv);
+    sure[max] = nv && xray_value_confirmed(nv);
   while (n < max && n < 4 && n < total && (v = xray_report_get(r, names[n]))
          && xray_value_source(v) == XRAY_SOURCE_MEASURED
          && (!n || xray_value_number(v) > level[n - 1])) {
