@@ -154,12 +154,13 @@ ax_xray_batch ()
   ax_xray_batched=yes
   ax_xray_want=
   for ax_xray_p in $ax_xray_plan; do
-    ax_xray_bk=`echo "$ax_xray_p" | sed 's/:.*//'`
-    eval "ax_xray_c=\${`echo "$ax_xray_p" | sed 's/^[[^:]]*:\([[^:]]*\):.*/\1/'`+set}"
-    eval "ax_xray_w=\$`echo "$ax_xray_p" | sed 's/.*://'`"
-    AS_CASE([" $ax_xray_want "], [*" $ax_xray_bk "*], [continue])
-    test "x$ax_xray_c" = xset && continue
-    AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $ax_xray_bk"])
+    ax_xray_save_IFS=$IFS; IFS=:
+    set x $ax_xray_p
+    IFS=$ax_xray_save_IFS
+    AS_CASE([" $ax_xray_want "], [*" $[]2 "*], [continue])
+    eval "test \"\${$[]3+set}\" = set" && continue
+    eval "ax_xray_w=\$$[]4"
+    AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $[]2"])
   done
   test -n "$ax_xray_want" || return
   ax_xray_build
