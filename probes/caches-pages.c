@@ -45,8 +45,8 @@ caches_draw_pages(struct cc *c, size_t k, size_t pool)
  * the TLB hardly shows (a global shuffle added a walk to most loads once
  * k passed the TLB).  Loads go in units: with pair = 0 one load, else two
  * loads pair bytes apart, one right after the other. */
-size_t
-caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair)
+static size_t
+lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair)
 {
   size_t b, i, l, n = 0;
   uint64_t s = pair / c->step, gap = c->gap ? c->gap : c->step;
@@ -116,7 +116,7 @@ caches_lay_set(struct cc *c, const uint64_t *set, size_t n)
       c->place[p] = ++c->used[o];
     c->slot[i] = (uint64_t) (c->place[p] - 1) * pph + o;
   }
-  return caches_lay_pages(c, c->slot, n, c->lpp, 0);
+  return lay_pages(c, c->slot, n, c->lpp, 0);
 }
 
 /* A fresh draw of np pages, packed (caches_pack), and laid out with per
@@ -126,7 +126,7 @@ lay_fresh(struct cc *c, size_t np, size_t per, uint64_t pair)
 {
   caches_draw_pages(c, np, caches_pool_for(np));
   caches_pack(c, np);
-  return caches_lay_pages(c, c->slot, np, per, pair);
+  return lay_pages(c, c->slot, np, per, pair);
 }
 
 size_t

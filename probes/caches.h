@@ -153,7 +153,6 @@ struct shape {
 /* caches-pages.c: pages, chains and draws */
 size_t caches_pool_for(size_t k);
 void caches_draw_pages(struct cc *c, size_t k, size_t pool);
-size_t caches_lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t pair);
 size_t caches_lay_set(struct cc *c, const uint64_t *set, size_t n);
 size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
 double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
