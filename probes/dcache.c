@@ -261,16 +261,18 @@ set_value(xray_value *v, const double *runs, int n, int confirmed, double value,
   v->unconfirmed = !confirmed;
 }
 
-/* The largest value that two runs found, confirmed where three did; the
- * median of all where no value was found twice.  A tenant makes a run low
- * (see the top), so the largest value found twice stands, not the
- * majority: a tenant that stays through several runs outvotes the truth.
- * Found twice, not once: a spike can settle the search early, at a stride
- * too small, and make a single run high. */
+/* The largest value that two runs found, confirmed where three did;
+ * where no value was found twice, the median of all, or of an even number
+ * the upper of the middle two: a value some run found (the geometry is
+ * discrete: the mean of a 16- and a 64-byte line is no line at all).  A
+ * tenant makes a run low (see the top), so the largest value found twice
+ * stands, not the majority: a tenant that stays through several runs
+ * outvotes the truth.  Found twice, not once: a spike can settle the
+ * search early, at a stride too small, and make a single run high. */
 static int
 largest_consensus(const double *b, int n, double *out)
 {
-  double big = NAN;
+  double big = NAN, med;
   int i, j, k;
 
   for (i = 0; i < n; i++) {
@@ -281,7 +283,11 @@ largest_consensus(const double *b, int n, double *out)
   }
   for (k = 0, j = 0; j < n; j++)
     k += b[j] == big;
-  *out = isnan(big) ? xray__median((double *) b, (size_t) n) : big;
+  if (isnan(big))
+    for (med = xray__median(b, (size_t) n), i = 0; i < n; i++)
+      if (b[i] >= med && !(b[i] >= big))
+        big = b[i];
+  *out = big;
   return k >= 3;
 }
 
