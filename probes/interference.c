@@ -23,8 +23,9 @@
  *       the largest B whose pairs and all smaller ones come whole (the line
  *       if none does), and the next B must clearly miss.
  *
- * Each is the knee of ROUNDS interleaved rounds (the fastest round of
- * each distance, the median of each block's pairs); it is
+ * Each is the knee of interleaved rounds: the fastest round of each
+ * distance, once it has been seen twice (ROUNDS at a time, at most
+ * MAX_ROUNDS), and the median of each block's ROUNDS pairs; it is
  * confirmed when most rounds' own curves have the same knee and the other
  * size, found by the other method, is the same (without an adjacent-line
  * prefetcher both are the line; with one, both are its block). */
@@ -35,7 +36,9 @@
 #include <string.h>
 
 #define MAX_CPUS 1024
-#define ROUNDS 3
+#define ROUNDS 3 /* rounds at a time */
+#define MAX_ROUNDS 12 /* of the destructive size */
+#define AGREE 1.05 /* a distance's two fastest rounds, at most */
 #define ND 8 /* distances 8 ... 1024 */
 #define FAR 8192
 #define SLOWED 1.5
@@ -83,54 +86,75 @@ race(xray_machine *m, int a, int b, size_t dist)
   return xray__point(m, "interference", "writes", (double) dist, m->ops->duo(m, &d));
 }
 
+/* The fastest of y[0..n-1] in *best; whether the second fastest is
+ * within AGREE of it (a time seen twice is not one lucky or unlucky
+ * round). */
+static int
+repeated(const double *y, int n, double *best)
+{
+  double two[2] = { HUGE_VAL, HUGE_VAL };
+  int r;
+
+  for (r = 0; r < n; r++)
+    xray__keep_fastest(two, y[r]);
+  *best = two[0];
+  return two[1] <= AGREE * two[0];
+}
+
 static void
 destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_round_agree)
 {
   static int cpu[MAX_CPUS];
-  double y[ND + 1][ROUNDS], q[ND], best[ND + 1];
+  double y[ND + 1][MAX_ROUNDS], q[ND], best[ND + 1];
   char why[400];
-  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k;
+  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k, nr = 0, settled = 0;
 
   *knee_round_agree = 0;
   if ((j = xray__other_core(m, rep, cpu, n > MAX_CPUS ? MAX_CPUS : n, why, sizeof why)) < 0) {
     (n < 2 ? xray__value_moot : xray__value_unknown)(v, why);
     return;
   }
-  for (r = 0; r < ROUNDS; r++)
-    for (i = 0; i <= ND; i++)
-      if (isnan(y[i][r] = race(m, cpu[0], cpu[j], i < ND ? (size_t) 8 << i : FAR))) {
-        xray__value_unknown(v, m->error);
-        return;
-      }
   /* A disturbance only slows an increment, and a round in which the other
-   * core did not run is not counted (duo): the fastest round of each. */
-  for (i = 0; i <= ND; i++)
-    for (best[i] = y[i][0], r = 1; r < ROUNDS; r++)
-      best[i] = fmin(best[i], y[i][r]);
+   * core did not run is not counted (duo): each distance takes its
+   * fastest round.  A disturbance that lasts through every round of one
+   * distance would still bend the curve, so rounds go on, ROUNDS at a
+   * time, until every distance's fastest has been seen twice. */
+  while (!settled && nr < MAX_ROUNDS) {
+    for (r = nr; r < nr + ROUNDS; r++)
+      for (i = 0; i <= ND; i++)
+        if (isnan(y[i][r] = race(m, cpu[0], cpu[j], i < ND ? (size_t) 8 << i : FAR))) {
+          xray__value_unknown(v, m->error);
+          return;
+        }
+    nr += ROUNDS;
+    for (settled = 1, i = 0; i <= ND; i++)
+      settled &= repeated(y[i], nr, &best[i]);
+  }
   for (i = 0; i < ND; i++)
     q[i] = best[i] / best[ND];
   if ((k = clean_from(q, ND)) < 0) {
     snprintf(why, sizeof why,
              "no clear knee: increments of words 8, 16, ... 1024 bytes apart "
              "on CPUs %d and %d took %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f times those 8192 "
-             "apart",
-             cpu[0], cpu[j], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
+             "apart (fastest of %d rounds)",
+             cpu[0], cpu[j], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], nr);
     xray__value_unknown(v, why);
     return;
   }
   snprintf(why, sizeof why,
            "two cores (CPUs %d, %d) incrementing words D bytes apart: slowed "
-           "%.1f times at %d bytes, %.2f at %d",
-           cpu[0], cpu[j], q[k - 1], 8 << (k - 1), q[k], 8 << k);
+           "%.1f times at %d bytes, %.2f at %d (fastest of %d rounds%s)",
+           cpu[0], cpu[j], q[k - 1], 8 << (k - 1), q[k], 8 << k, nr,
+           settled ? "" : ", some not seen twice");
   xray__value_measured(v, (double) (8 << k), why);
-  for (r = 0, i = 0; r < ROUNDS; r++) {
+  for (r = 0, i = 0; r < nr; r++) {
     double qr[ND];
     int d;
     for (d = 0; d < ND; d++)
       qr[d] = y[d][r] / y[ND][r];
     i += clean_from(qr, ND) == k;
   }
-  *knee_round_agree = 2 * i > ROUNDS;
+  *knee_round_agree = settled && 2 * i > nr;
 }
 
 /* Cycles per load of K pairs of loads B - line bytes apart, backwards,
@@ -264,6 +288,9 @@ run_interference(xray_machine *m, xray_report *rep)
   } else if (d->source != XRAY_SOURCE_MEASURED && c->source == XRAY_SOURCE_MEASURED
              && !c->unconfirmed)
     xray__value_doubt(c, "; not confirmed: the destructive size, its check, is unknown");
+  else if (c->source != XRAY_SOURCE_MEASURED && d->source == XRAY_SOURCE_MEASURED
+           && !d->unconfirmed)
+    xray__value_doubt(d, "; not confirmed: the constructive size, its check, is unknown");
   return 0;
 }
 
