@@ -52,3 +52,6 @@ while [ "$i" -le "$runs" ]; do
   i=$((i + 1))
 done
 printf 'mean of %d: %.1f s\n' "$runs" "$(awk "BEGIN { print $total / $runs }")"
+# The last run's closing summary (AX_XRAY_CONFIG_HEADER): what it left
+# undefined.
+sed -n 's/^configure: \(include\/xray_config.h: \|  \(unknown\|measured but\)\)/\1/p' "$p/configure.out"

@@ -58,7 +58,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 12
+#serial 13
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -315,7 +315,12 @@ AS_IF([test "x$$1" = xunknown], [ax_xray_known=no],
   [AC_MSG_RESULT([invalid])
    AC_MSG_ERROR([$1='$$1' is not _ax_xray_what of $6: unset it, or set it to one (or to 'unknown')])])
 m4_popdef([_ax_xray_what])dnl
-AS_IF([test "x$ax_xray_src_$2" = xoverride], [ax_xray_how="override"])
+AS_IF([test "x$ax_xray_src_$2" = xoverride],
+  [ax_xray_how="override"; ax_xray_overridden="$ax_xray_overridden $2"])
+# The lists AX_XRAY_CONFIG_HEADER's closing summary counts.
+AS_IF([test $ax_xray_known = yes], [],
+  [test -n "$ax_xray_unsure"], [ax_xray_unsure_list="$ax_xray_unsure_list $2"],
+  [ax_xray_unknown_list="$ax_xray_unknown_list $2"])
 AS_IF([test $ax_xray_known = yes],
   [AC_MSG_RESULT([_AX_XRAY_SHOWN([$$1], [$6]) ($ax_xray_how)])
    AC_DEFINE_UNQUOTED([$2], [$$1], [$5, in $6 (xray)])

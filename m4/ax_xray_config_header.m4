@@ -15,7 +15,11 @@
 #   project's public headers.  FILE is rewritten only when its content
 #   changes, so that dependent objects are not rebuilt for nothing.
 #
-#   Call it anywhere in configure.ac; it sees every AX_XRAY_* check.
+#   Call it anywhere in configure.ac; it sees every AX_XRAY_* check.  At
+#   the end of configure it says how many values FILE defines, how many
+#   the checks left undefined (unknown, or measured and not confirmed:
+#   named), how many were given with --with-xray-* or a preset, and that
+#   each check's reason is on its checking line and in config.log.
 #
 # LICENSE
 #
@@ -26,7 +30,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_CONFIG_HEADER], [
 AC_CONFIG_COMMANDS(m4_default([$1], [xray_config.h]), [
@@ -54,4 +58,17 @@ else
   mv -f "$ax_xray_tmp" "$ax_xray_file"
 fi
 ], [ax_xray_defs='$ax_xray_defs'])
+AC_CONFIG_COMMANDS_POST([
+ax_xray_count() { echo $[@%:@]; }
+ax_xray_nd=`echo "$ax_xray_defs" | grep -c '^XRAY_'`
+ax_xray_no=`ax_xray_count $ax_xray_overridden`
+ax_xray_nu=`ax_xray_count $ax_xray_unknown_list $ax_xray_unsure_list`
+AC_MSG_NOTICE([m4_default([$1], [xray_config.h]): $ax_xray_nd values defined ($ax_xray_no given with --with-xray-*), $ax_xray_nu left undefined])
+AS_IF([test -n "$ax_xray_unknown_list"],
+  [AC_MSG_NOTICE([  unknown:$ax_xray_unknown_list])])
+AS_IF([test -n "$ax_xray_unsure_list"],
+  [AC_MSG_NOTICE([  measured but not confirmed:$ax_xray_unsure_list])])
+AS_IF([test $ax_xray_nu != 0],
+  [AC_MSG_NOTICE([  why: each one's checking line above, and config.log])])
+])
 ])
