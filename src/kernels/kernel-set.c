@@ -145,6 +145,58 @@ run_cmd(char *cmd, const char *log, char *err, size_t errlen, const char *what)
   return -1;
 }
 
+/* The machine an ELF file is for (its header's e_machine), or -1 where
+ * the file is not ELF. */
+static int
+elf_machine(const char *path)
+{
+  unsigned char h[20];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+
+  if (f)
+    fclose(f);
+  if (n < sizeof h || memcmp(h, "\177ELF", 4) != 0)
+    return -1;
+  return h[5] == 2 ? h[18] << 8 | h[19] : h[19] << 8 | h[18]; /* EI_DATA: 2 big-endian */
+}
+
+static const char *
+machine_name(int m)
+{
+  switch (m) {
+  case 3: return "i386";
+  case 8: return "MIPS";
+  case 20: return "PowerPC";
+  case 21: return "PowerPC64";
+  case 22: return "s390";
+  case 40: return "ARM";
+  case 62: return "x86-64";
+  case 183: return "AArch64";
+  case 243: return "RISC-V";
+  case 258: return "LoongArch";
+  default: return "another instruction set";
+  }
+}
+
+/* Where the kernels cc made are not for the machine xray runs on (a
+ * cross-built xray run on its target with the build machine's cc), dlopen
+ * says only that it cannot open them: say which instruction sets differ,
+ * and what to give. */
+static int
+foreign_kernels(const char *so, const char *cc, char *err, size_t errlen)
+{
+  int k = elf_machine(so), self = elf_machine("/proc/self/exe");
+
+  if (k < 0 || self < 0 || k == self)
+    return 0;
+  snprintf(err, errlen,
+           "the kernels '%.60s' compiled are for %s (ELF machine %d), and this xray runs on "
+           "%s (%d): give --cc (or CC) a compiler for %s",
+           cc, machine_name(k), k, machine_name(self), self, machine_name(self));
+  return 1;
+}
+
 int
 xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), const void *arg,
               const char *cc, const char *cflags, void **dl,
@@ -176,7 +228,8 @@ xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), co
     goto out;
   if (!(*dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
     const char *e = dlerror();
-    snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
+    if (!foreign_kernels(path[1], cc, err, errlen))
+      snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
     goto out;
   }
   if (check)
