@@ -18,7 +18,7 @@
 #   Call it anywhere in configure.ac; it sees every AX_XRAY_* check.  At
 #   the end of configure it says how many values FILE defines, how many
 #   the checks left undefined (unknown, or measured and not confirmed:
-#   named), how many were given with --with-xray-* or a preset, and that
+#   named), how many were given with --with-xray-*, and that
 #   each check's reason is on its checking line and in config.log.
 #
 # LICENSE

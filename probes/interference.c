@@ -23,9 +23,9 @@
  *       the largest B whose pairs and all smaller ones come whole (the line
  *       if none does), and the next B must clearly miss.
  *
- * Each is the knee of interleaved rounds: the fastest round of each
- * distance, once it has been seen twice (ROUNDS at a time, at most
- * MAX_ROUNDS), and the median of each block's ROUNDS pairs; it is
+ * Each is the knee of interleaved rounds: ROUNDS at a time, at most
+ * MAX_ROUNDS, until two rounds agree on each distance (settled_knee), and
+ * the median of each block's ROUNDS pairs; it is
  * confirmed when most rounds' own curves have the same knee and the other
  * size, found by the other method, is the same (without an adjacent-line
  * prefetcher both are the line; with one, both are its block). */
@@ -38,7 +38,7 @@
 #define MAX_CPUS 1024
 #define ROUNDS 3 /* rounds at a time */
 #define MAX_ROUNDS 12 /* of the destructive size */
-#define AGREE 1.05 /* a distance's two fastest rounds, at most */
+#define AGREE 1.1 /* two rounds that agree, at most (a spike is 1.5x) */
 #define ND 8 /* distances 8 ... 1024 */
 #define FAR 8192
 #define SLOWED 1.5
@@ -86,40 +86,71 @@ race(xray_machine *m, int a, int b, size_t dist)
   return xray__point(m, "interference", "writes", (double) dist, m->ops->duo(m, &d));
 }
 
-/* The fastest of y[0..n-1] in *best; whether the second fastest is
- * within AGREE of it (a time seen twice is not one lucky or unlucky
- * round). */
-static int
-repeated(const double *y, int n, double *best)
+/* y[0..n-1] in t, fastest first. */
+static void
+sort_rounds(const double *y, int n, double *t)
 {
-  double two[2] = { HUGE_VAL, HUGE_VAL };
-  int r;
+  int i, j;
 
-  for (r = 0; r < n; r++)
-    xray__keep_fastest(two, y[r]);
-  *best = two[0];
-  return two[1] <= AGREE * two[0];
+  for (i = 0; i < n; i++)
+    for (t[i] = y[i], j = i; j > 0 && t[j - 1] > t[j]; j--) {
+      double s = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = s;
+    }
+}
+
+/* The knee of nr rounds y[distance][round] once they settle it, with the
+ * slowdowns in q; -1 while they do not.  A disturbance slows a round, and
+ * a partner that stalled for a while (the duo counts only rounds in which
+ * it ran) makes one fast.  So a reading counts once two rounds agree
+ * (within AGREE, which a spike of 1.5 to 6 times seldom does): the
+ * reference's fastest round and each clean distance's (at most CLEAN)
+ * seen twice, each slowed distance's fastest time seen twice at least
+ * SLOWED; and the curve must be slowed below the knee and clean from it
+ * (the distances at which writes interfere are those below one line or
+ * one prefetched block), or some reading is still a disturbance. */
+static int
+settled_knee(double (*y)[MAX_ROUNDS], int nr, double *q)
+{
+  double t[MAX_ROUNDS], ref;
+  int i, p, k = -1, ok;
+
+  sort_rounds(y[ND], nr, t);
+  ref = t[0];
+  ok = t[1] <= AGREE * t[0];
+  for (i = 0; i < ND; i++) {
+    sort_rounds(y[i], nr, t);
+    q[i] = t[0] / ref;
+    if (q[i] <= CLEAN) {
+      ok &= t[1] <= AGREE * t[0];
+      if (k < 0)
+        k = i;
+      continue;
+    }
+    for (p = 0; p + 1 < nr && t[p + 1] > AGREE * t[p]; p++)
+      ;
+    q[i] = t[p] / ref;
+    ok &= p + 1 < nr && q[i] >= SLOWED && k < 0;
+  }
+  return ok && k > 0 ? k : -1;
 }
 
 static void
 destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_round_agree)
 {
   static int cpu[MAX_CPUS];
-  double y[ND + 1][MAX_ROUNDS], q[ND], best[ND + 1];
+  double y[ND + 1][MAX_ROUNDS], q[ND];
   char why[400];
-  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k, nr = 0, settled = 0;
+  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k = -1, nr = 0, settled = 1;
 
   *knee_round_agree = 0;
   if ((j = xray__other_core(m, rep, cpu, n > MAX_CPUS ? MAX_CPUS : n, why, sizeof why)) < 0) {
     (n < 2 ? xray__value_moot : xray__value_unknown)(v, why);
     return;
   }
-  /* A disturbance only slows an increment, and a round in which the other
-   * core did not run is not counted (duo): each distance takes its
-   * fastest round.  A disturbance that lasts through every round of one
-   * distance would still bend the curve, so rounds go on, ROUNDS at a
-   * time, until every distance's fastest has been seen twice. */
-  while (!settled && nr < MAX_ROUNDS) {
+  /* Rounds, ROUNDS at a time, until they settle the knee. */
+  while (k < 0 && nr < MAX_ROUNDS) {
     for (r = nr; r < nr + ROUNDS; r++)
       for (i = 0; i <= ND; i++)
         if (isnan(y[i][r] = race(m, cpu[0], cpu[j], i < ND ? (size_t) 8 << i : FAR))) {
@@ -127,25 +158,32 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
           return;
         }
     nr += ROUNDS;
-    for (settled = 1, i = 0; i <= ND; i++)
-      settled &= repeated(y[i], nr, &best[i]);
+    k = settled_knee(y, nr, q);
   }
-  for (i = 0; i < ND; i++)
-    q[i] = best[i] / best[ND];
-  if ((k = clean_from(q, ND)) < 0) {
-    snprintf(why, sizeof why,
-             "no clear knee: increments of words 8, 16, ... 1024 bytes apart "
-             "on CPUs %d and %d took %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f times those 8192 "
-             "apart (fastest of %d rounds)",
-             cpu[0], cpu[j], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], nr);
-    xray__value_unknown(v, why);
-    return;
+  if (k < 0) {
+    /* Unsettled: the knee of each distance's fastest round, where it is
+     * clear, not confirmed. */
+    double best[ND + 1];
+    for (i = 0; i <= ND; i++)
+      for (best[i] = y[i][0], r = 1; r < nr; r++)
+        best[i] = fmin(best[i], y[i][r]);
+    for (i = 0; i < ND; i++)
+      q[i] = best[i] / best[ND];
+    if ((k = clean_from(q, ND)) < 0) {
+      snprintf(why, sizeof why,
+               "no clear knee: increments of words 8, 16, ... 1024 bytes apart on CPUs %d and "
+               "%d took %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f times those 8192 apart "
+               "(fastest of %d rounds)",
+               cpu[0], cpu[j], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], nr);
+      xray__value_unknown(v, why);
+      return;
+    }
+    settled = 0;
   }
   snprintf(why, sizeof why,
            "two cores (CPUs %d, %d) incrementing words D bytes apart: slowed "
-           "%.1f times at %d bytes, %.2f at %d (fastest of %d rounds%s)",
-           cpu[0], cpu[j], q[k - 1], 8 << (k - 1), q[k], 8 << k, nr,
-           settled ? "" : ", some not seen twice");
+           "%.1f times at %d bytes, %.2f at %d (%d rounds)",
+           cpu[0], cpu[j], q[k - 1], 8 << (k - 1), q[k], 8 << k, nr);
   xray__value_measured(v, (double) (8 << k), why);
   for (r = 0, i = 0; r < nr; r++) {
     double qr[ND];
@@ -154,7 +192,11 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
       qr[d] = y[d][r] / y[ND][r];
     i += clean_from(qr, ND) == k;
   }
-  *knee_round_agree = settled && 2 * i > nr;
+  *knee_round_agree = 2 * i > nr;
+  if (!settled)
+    xray__value_doubt(v, "; not confirmed: %d rounds did not settle it (no two rounds agreed "
+                         "on some distance, or the curve was not slowed below its knee and "
+                         "clean from it)", nr);
 }
 
 /* Cycles per load of K pairs of loads B - line bytes apart, backwards,
