@@ -90,14 +90,8 @@ race(xray_machine *m, int a, int b, size_t dist)
 static void
 sort_rounds(const double *y, int n, double *t)
 {
-  int i, j;
-
-  for (i = 0; i < n; i++)
-    for (t[i] = y[i], j = i; j > 0 && t[j - 1] > t[j]; j--) {
-      double s = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = s;
-    }
+  memcpy(t, y, (size_t) n * sizeof *t);
+  xray__sort(t, (size_t) n);
 }
 
 /* The knee of nr rounds y[distance][round] once they settle it, with the
@@ -163,12 +157,13 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
   if (k < 0) {
     /* Unsettled: the knee of each distance's fastest round, where it is
      * clear, not confirmed. */
-    double best[ND + 1];
-    for (i = 0; i <= ND; i++)
-      for (best[i] = y[i][0], r = 1; r < nr; r++)
-        best[i] = fmin(best[i], y[i][r]);
-    for (i = 0; i < ND; i++)
-      q[i] = best[i] / best[ND];
+    double t[MAX_ROUNDS], ref;
+    sort_rounds(y[ND], nr, t);
+    ref = t[0];
+    for (i = 0; i < ND; i++) {
+      sort_rounds(y[i], nr, t);
+      q[i] = t[0] / ref;
+    }
     if ((k = clean_from(q, ND)) < 0) {
       snprintf(why, sizeof why,
                "no clear knee: increments of words 8, 16, ... 1024 bytes apart on CPUs %d and "

@@ -114,11 +114,24 @@ xray__keep_fastest(double best[2], double t)
     best[1] = t;
 }
 
+void
+xray__sort(double *v, size_t n)
+{
+  size_t i, j;
+
+  for (i = 1; i < n; i++)
+    for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double s = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = s;
+    }
+}
+
 double
 xray__median(const double *v, size_t n)
 {
   double *t, r;
-  size_t i, j, k = 0;
+  size_t i, k = 0;
 
   if (n == 0 || !(t = malloc(n * sizeof *t)))
     return NAN;
@@ -129,12 +142,7 @@ xray__median(const double *v, size_t n)
     free(t);
     return NAN;
   }
-  for (i = 1; i < n; i++)
-    for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
-      double s = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = s;
-    }
+  xray__sort(t, n);
   r = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
   free(t);
   return r;
