@@ -42,7 +42,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 1
+#serial 2
 
 AC_DEFUN([AX_XRAY_CODE_FITS], [
 m4_if([$1], [], [m4_fatal([AX_XRAY_CODE_FITS: give the SOURCE file to compile])])
@@ -72,14 +72,8 @@ ax_xray_icsim_build ()
   ax_xray_icsim=
   _AX_XRAY_ENGINE
   test -n "$ax_xray_dir" && test -f "$ax_xray_dir/src/icsim.list" || return
-  ax_xray_files=
-  for ax_xray_f in `cat "$ax_xray_dir/src/icsim.list"`; do
-    ax_xray_files="$ax_xray_files \"\$ax_xray_dir/$ax_xray_f\""
-  done
-  ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -DXRAY__HAVE_CAPSTONE -I"$ax_xray_dir/src" -o xray-icsim$EXEEXT'"$ax_xray_files"' $LDFLAGS -lcapstone -lelf -lm'
-  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -DXRAY__HAVE_CAPSTONE -I$ax_xray_dir/src -o xray-icsim$EXEEXT (the files of $ax_xray_dir/src/icsim.list) $LDFLAGS -lcapstone -lelf -lm])
-  AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-icsim$EXEEXT],
-        [ax_xray_icsim=`pwd`/xray-icsim$EXEEXT])
+  ax_xray_compile xray-icsim$EXEEXT -DXRAY__HAVE_CAPSTONE src/icsim.list "-lcapstone -lelf -lm" &&
+    ax_xray_icsim=`pwd`/xray-icsim$EXEEXT
 }
 ax_xray_code_fits ()
 {

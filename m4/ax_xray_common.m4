@@ -58,7 +58,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 13
+#serial 14
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -102,32 +102,65 @@ ax_xray_build ()
   ax_xray_prog=
   _AX_XRAY_ENGINE
   test -n "$ax_xray_dir" || return
-  # CC and the flags are words for the shell, as in make; the engine's
-  # directory is one word, whatever it holds (spaces, quotes, $).  The
-  # files are those src/engine.list names (paths without blanks).
-  ax_xray_files=
-  for ax_xray_f in `cat "$ax_xray_dir/src/engine.list"`; do
-    ax_xray_files="$ax_xray_files \"\$ax_xray_dir/$ax_xray_f\""
-  done
-  ax_xray_cmd='$CC $CFLAGS $CPPFLAGS -I"$ax_xray_dir/src" -o xray-probe$EXEEXT'"$ax_xray_files"' $LDFLAGS -lm'
-  # An engine this command built before, from sources no newer than it,
-  # is the same engine: configure run again (a new option, a cleared
-  # cache) reuses it.  The command, expanded, is kept beside it only once
-  # the build has succeeded.
-  eval "ax_xray_said=\"$ax_xray_cmd\""
-  AS_IF([test -x xray-probe$EXEEXT && test -f xray-probe.cmd &&
-         test "x`cat xray-probe.cmd`" = "x$ax_xray_said" &&
-         test -z "`find "$ax_xray_dir/src" "$ax_xray_dir/probes" -newer xray-probe$EXEEXT 2>/dev/null | sed 1q`"], [
-    _AS_ECHO_LOG([reusing xray-probe$EXEEXT: built by the same command from these sources])
-    ax_xray_prog=`pwd`/xray-probe$EXEEXT
-    return
+  ax_xray_compile xray-probe$EXEEXT "" src/engine.list -lm &&
+    ax_xray_prog=`pwd`/xray-probe$EXEEXT ||
+    AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])
+}
+# ax_xray_compile PROGRAM CPPFLAGS LIST LIBS: build PROGRAM from the C
+# files that $ax_xray_dir/LIST names (paths without blanks), with $CC
+# $CFLAGS $CPPFLAGS CPPFLAGS, linked with $LDFLAGS LIBS; status 0 when it
+# is there.  CC and the flags are words for the shell, as in make; the
+# engine's directory is one word, whatever it holds (spaces, quotes, $).
+# The files compile side by side, one lane of them per CPU, in
+# conftest.xobj (removed, as every conftest file, if configure is
+# interrupted); what the compiler said goes to config.log.  A PROGRAM
+# this command built before, from sources no newer than it, is the same
+# program: configure run again (a new option, a cleared cache) reuses
+# it.  The command, expanded, is kept in PROGRAM.cmd only once the build
+# has succeeded.
+ax_xray_compile ()
+{
+  ax_xray_out=$[]1 ax_xray_xflags=$[]2 ax_xray_list=$[]3 ax_xray_libs=$[]4
+  ax_xray_said="$CC $CFLAGS $CPPFLAGS $ax_xray_xflags -I$ax_xray_dir/src -o $ax_xray_out (`tr '\012' ' ' <"$ax_xray_dir/$ax_xray_list"`) $LDFLAGS $ax_xray_libs"
+  AS_IF([test -x "$ax_xray_out" && test -f "$ax_xray_out.cmd" &&
+         test "x`cat "$ax_xray_out.cmd"`" = "x$ax_xray_said" &&
+         test -z "`find "$ax_xray_dir/src" "$ax_xray_dir/probes" -newer "$ax_xray_out" 2>/dev/null | sed 1q`"], [
+    _AS_ECHO_LOG([reusing $ax_xray_out: built by the same command from these sources])
+    return 0
   ])
-  rm -f xray-probe.cmd
-  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -I$ax_xray_dir/src -o xray-probe$EXEEXT (the files of $ax_xray_dir/src/engine.list) $LDFLAGS -lm])
-  AS_IF([eval "$ax_xray_cmd" >&AS_MESSAGE_LOG_FD 2>&1 && test -x xray-probe$EXEEXT],
-        [ax_xray_prog=`pwd`/xray-probe$EXEEXT
-         echo "$ax_xray_said" >xray-probe.cmd],
-        [AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])])
+  rm -f "$ax_xray_out.cmd" "$ax_xray_out"
+  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS $ax_xray_xflags -I$ax_xray_dir/src -c (each file of $ax_xray_dir/$ax_xray_list), then -o $ax_xray_out $LDFLAGS $ax_xray_libs])
+  ax_xray_lanes=`(getconf _NPROCESSORS_ONLN) 2>/dev/null`
+  AS_CASE([$ax_xray_lanes], [''|*[[!0-9]]*|0], [ax_xray_lanes=1])
+  test "$ax_xray_lanes" -le 16 || ax_xray_lanes=16
+  rm -rf conftest.xobj
+  mkdir conftest.xobj || return 1
+  ax_xray_i=0 ax_xray_objs=
+  for ax_xray_f in `cat "$ax_xray_dir/$ax_xray_list"`; do
+    echo "$ax_xray_i $ax_xray_f" >>conftest.xobj/lane`expr $ax_xray_i % $ax_xray_lanes`
+    ax_xray_objs="$ax_xray_objs conftest.xobj/$ax_xray_i.$OBJEXT"
+    ax_xray_i=`expr $ax_xray_i + 1`
+  done
+  ax_xray_pids=
+  for ax_xray_lane in conftest.xobj/lane*; do
+    while read ax_xray_i ax_xray_f; do
+      eval "$CC $CFLAGS $CPPFLAGS $ax_xray_xflags -I\"\$ax_xray_dir/src\" -c \"\$ax_xray_dir/\$ax_xray_f\" -o conftest.xobj/\$ax_xray_i.$OBJEXT" || exit 1
+    done <"$ax_xray_lane" >"$ax_xray_lane.log" 2>&1 &
+    ax_xray_pids="$ax_xray_pids $!"
+  done
+  ax_xray_ok=yes
+  for ax_xray_p in $ax_xray_pids; do
+    wait $ax_xray_p || ax_xray_ok=no
+  done
+  cat conftest.xobj/lane*.log >&AS_MESSAGE_LOG_FD
+  AS_IF([test $ax_xray_ok = yes &&
+         eval "$CC $CFLAGS -o \"\$ax_xray_out\" $ax_xray_objs $LDFLAGS $ax_xray_libs" >&AS_MESSAGE_LOG_FD 2>&1 &&
+         test -x "$ax_xray_out"],
+        [echo "$ax_xray_said" >"$ax_xray_out.cmd"
+         rm -rf conftest.xobj
+         return 0])
+  rm -rf conftest.xobj "$ax_xray_out"
+  return 1
 }
 ax_xray_run ()
 {
