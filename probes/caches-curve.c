@@ -456,7 +456,7 @@ void
 caches_analyse(struct cc *c, struct level *L, double *y)
 {
   double k[MAX_PTS], f[MAX_PTS], w[MAX_PTS], k50 = 0;
-  struct fitdata d = { k, f, w, 0, NULL };
+  struct fitdata d = { k, f, w, 0, NULL, NULL };
   int h, i, a = L->a > 0 ? L->a - 1 : 0, b = L->b + 1 < c->npt ? L->b + 1 : c->npt - 1;
 
   add_rounds(c, a, b, NULL, FIT_DRAWS);

@@ -10,40 +10,88 @@
 
 /* --- the model ----------------------------------------------------------- */
 
+/* Pr[X = x] for X ~ Binomial(n, 1/P), by logarithms: lgn is lgamma(n +
+ * 1), lgx lgamma(x + 1), lgnx lgamma(n - x + 1), lp log(1 / P), lq
+ * log1p(-1 / P).  A fit evaluates the model thousands of times over the
+ * same points (n) and the same candidate P, so what depends on them alone
+ * is computed once, and a fit keeps the log-gammas of its points in a
+ * table (struct lgtab): the same numbers, so the same fit, at a fraction
+ * of the cost. */
 static double
-lchoose(double n, double k)
+binomial_at(double n, double x, double lgn, double lgx, double lgnx, double lp, double lq)
 {
-  return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+  return exp(lgn - lgx - lgnx + x * lp + (n - x) * lq);
 }
 
-double
-xray__colour_miss(double k, double P, int A)
+/* The log-gammas of a fit's points: lgn[i] = lgamma(n + 1) and nx[i][x] =
+ * lgamma(n - x + 1) for n = k[i] - 1 and x <= n, x < QMAX; lgx[x] =
+ * lgamma(x + 1). */
+struct lgtab {
+  double lgx[QMAX], lgn[MAX_PTS], nx[MAX_PTS][QMAX];
+};
+
+static struct lgtab *
+lgtab_new(const struct fitdata *d)
 {
-  double n = k - 1, below = 0;
+  struct lgtab *t = malloc(sizeof *t);
+  int i, x;
+
+  if (!t)
+    return NULL;
+  for (x = 0; x < QMAX; x++)
+    t->lgx[x] = lgamma((double) x + 1);
+  for (i = 0; i < d->n && i < MAX_PTS; i++) {
+    double n = d->k[i] - 1;
+    t->lgn[i] = lgamma(n + 1);
+    for (x = 0; x < QMAX && x <= n; x++)
+      t->nx[i][x] = lgamma(n - x + 1);
+  }
+  return t;
+}
+
+/* The chance under LRU, with point i's row of t (or t NULL). */
+static double
+colour_miss_t(double k, double P, int A, const struct lgtab *t, int i)
+{
+  double n = k - 1, below = 0, lgn, lp, lq;
   int x;
 
   if (P <= 1)
     return k - 1 >= A ? 1 : 0;
   if (n < A)
     return 0;
+  lgn = t ? t->lgn[i] : lgamma(n + 1);
+  lp = log(1 / P);
+  lq = log1p(-1 / P);
   for (x = 0; x < A; x++)
-    below += exp(lchoose(n, x) + x * log(1 / P) + (n - x) * log1p(-1 / P));
+    below += t && x < QMAX ? binomial_at(n, x, lgn, t->lgx[x], t->nx[i][x], lp, lq)
+                           : binomial_at(n, x, lgn, lgamma(x + 1), lgamma(n - x + 1), lp, lq);
   return below >= 1 ? 0 : 1 - below;
+}
+
+double
+xray__colour_miss(double k, double P, int A)
+{
+  return colour_miss_t(k, P, A, NULL, 0);
 }
 
 /* The same under the level's own replacement policy: q[x] is the chance
  * that a page misses a traversal when its colour holds x pages in all
  * (0 up to A; under LRU 1 beyond), for x up to QMAX, and 1 past it. */
 static double
-colour_miss_q(double k, double P, const double *q)
+colour_miss_q(double k, double P, const double *q, const struct lgtab *t, int i)
 {
-  double n = k - 1, sum = 0, cdf = 0;
+  double n = k - 1, sum = 0, cdf = 0, lgn, lp, lq;
   int j;
 
   if (P <= 1)
     return n + 1 <= QMAX ? q[(int) (n + 1)] : 1;
+  lgn = t ? t->lgn[i] : lgamma(n + 1);
+  lp = log(1 / P);
+  lq = log1p(-1 / P);
   for (j = 0; j <= n && j + 1 <= QMAX; j++) {
-    double pm = exp(lchoose(n, j) + j * log(1 / P) + (n - j) * log1p(-1 / P));
+    double pm = t ? binomial_at(n, j, lgn, t->lgx[j], t->nx[i][j], lp, lq)
+                  : binomial_at(n, j, lgn, lgamma(j + 1), lgamma(n - j + 1), lp, lq);
     sum += pm * q[j + 1];
     cdf += pm;
   }
@@ -57,7 +105,8 @@ sse(const struct fitdata *d, double P, int A)
   int i;
 
   for (i = 0; i < d->n; i++) {
-    double m = d->q ? colour_miss_q(d->k[i], P, d->q) : xray__colour_miss(d->k[i], P, A);
+    const struct lgtab *t = i < MAX_PTS ? d->lg : NULL;
+    double m = d->q ? colour_miss_q(d->k[i], P, d->q, t, i) : colour_miss_t(d->k[i], P, A, t, i);
     double e = m - d->f[i];
     s += d->w[i] * e * e;
   }
@@ -101,11 +150,16 @@ caches_best_p(const struct fitdata *d, int A, double plo, double phi, double *er
 }
 
 void
-caches_fit_level(const struct fitdata *d, double k50, struct fit *out)
+caches_fit_level(const struct fitdata *given, double k50, struct fit *out)
 {
   double *err = out->errA, *P = out->PA;
+  struct fitdata fd = *given;
+  const struct fitdata *d = &fd;
+  struct lgtab *t = fd.lg ? NULL : lgtab_new(&fd);
   int A;
 
+  if (t)
+    fd.lg = t;
   out->err = out->err2 = HUGE_VAL;
   out->A = out->A2 = 0;
   out->P = NAN;
@@ -130,6 +184,7 @@ caches_fit_level(const struct fitdata *d, double k50, struct fit *out)
       out->cap_lo = fmin(out->cap_lo, P[A] * A);
       out->cap_hi = fmax(out->cap_hi, P[A] * A);
     }
+  free(t);
 }
 
 /* The colours between two bounds.  Every policy misses at most every
@@ -170,9 +225,11 @@ caches_fit_policy(struct level *L, int A)
 {
   double w[MAX_PTS], opt[QMAX + 1], e, lo, hi, P, plo = fmax(1, L->fit.PA[A] / 4),
          phi = L->fit.PA[A] * 4 + 2;
-  struct fitdata d = { L->fk, NULL, w, L->fn, NULL };
+  struct fitdata d = { L->fk, NULL, w, L->fn, NULL, NULL };
+  struct lgtab *t = lgtab_new(&d);
   int i, h;
 
+  d.lg = t;
   for (i = 0; i < L->fn; i++)
     w[i] = 1;
   for (i = 0; i <= QMAX; i++)
@@ -195,5 +252,6 @@ caches_fit_policy(struct level *L, int A)
     } else
       L->half[h - 1] = P * A;
   }
+  free(t);
   return isnan(L->qP) ? -1 : 0;
 }

@@ -79,6 +79,7 @@ struct fitdata {
   const double *k, *f, *w;
   int n;
   const double *q;                      /* the measured miss function, or NULL: LRU */
+  const struct lgtab *lg;               /* the points' log-gammas, or NULL (see caches-model.c) */
 };
 
 struct fit {
