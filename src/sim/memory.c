@@ -162,8 +162,12 @@ page_prefetch(struct sim *m, uint64_t pa)
   }
 }
 
+/* One load of va.  slot, where not NULL, keeps va's physical address
+ * from one pass of a chase to the next (~0 until the first): the page map
+ * gives a page its frame on first touch and keeps it, so the first pass
+ * touches pages in the same order as without it. */
 static double
-load(struct sim *m, uint64_t va, int huge)
+load(struct sim *m, uint64_t va, int huge, uint64_t *slot)
 {
   double cyc = 0;
   uint64_t pa;
@@ -183,7 +187,10 @@ load(struct sim *m, uint64_t va, int huge)
         cyc += m->walk;
     }
   }
-  pa = physical(m, va);
+  if (!slot)
+    pa = physical(m, va);
+  else if ((pa = *slot) == ~UINT64_C(0))
+    pa = *slot = physical(m, va);
   hit = fill(m, pa);
   if (m->counting)
     m->served[hit]++;
@@ -214,6 +221,18 @@ load(struct sim *m, uint64_t va, int huge)
   return cyc;
 }
 
+/* A chase's slots for load: none where physical addresses are the
+ * virtual ones, or without memory (each load then asks the page map). */
+static uint64_t *
+physical_slots(const struct sim *m, size_t n)
+{
+  uint64_t *pa = m->colour ? malloc(n * sizeof *pa) : NULL;
+
+  if (pa)
+    memset(pa, 0xff, n * sizeof *pa);
+  return pa;
+}
+
 /* Loads timed at most per measurement: a long chain is timed on a stretch
  * of it, as the real machine does. */
 #define SIM_LOADS_MAX 262144
@@ -225,7 +244,7 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
 {
   struct sim *m = (struct sim *) base;
   int huge = c->arena == XRAY__ARENA_HUGE;
-  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE, *pa;
   size_t i, loads, done = 0;
   double sum = 0;
   int pass;
@@ -238,16 +257,18 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
   if (c->n == 0)
     return NAN;
   m->tnow = m->trate * (1 + m->tswing * sin(6.283185307179586 * (double) m->tcalls++ / 64));
+  pa = physical_slots(m, c->n);
   /* A quick draw (one of many to be averaged) warms with one traversal,
    * as the real machine does. */
   for (pass = 0; pass < (c->quick ? 1 : 2); pass++)
     for (i = 0; i < c->n; i++)
-      load(m, b + c->off[i], huge);
+      load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
   loads = c->n < SIM_LOADS_MIN ? SIM_LOADS_MIN : c->n > SIM_LOADS_MAX ? SIM_LOADS_MAX : c->n;
   if (c->quick && loads > SIM_LOADS_QUICK)
     loads = SIM_LOADS_QUICK;
   for (i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
-    sum += load(m, b + c->off[i], huge);
+    sum += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+  free(pa);
   return xray__sim_noise(m, sum / (double) loads);
 }
 
@@ -257,7 +278,7 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
 {
   struct sim *m = (struct sim *) base;
   int huge = c->arena == XRAY__ARENA_HUGE, pass;
-  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE, *pa;
   struct xray__cstats st;
   size_t i, k;
   long done;
@@ -266,15 +287,17 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
     snprintf(base->error, sizeof base->error, "the simulated machine has no data cache");
     return -1;
   }
+  pa = physical_slots(m, c->n);
   for (pass = 0; pass < 2; pass++)
     for (i = 0; i < c->n; i++)
-      load(m, b + c->off[i], huge);
+      load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
   memset(&st, 0, sizeof st);
   memset(m->served, 0, sizeof m->served);
   m->pf_fetched = m->tlb_missed = 0;
   m->counting = 1;
   for (done = 0, i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
-    st.cycles += load(m, b + c->off[i], huge);
+    st.cycles += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+  free(pa);
   m->counting = 0;
   memcpy(st.served, m->served, sizeof st.served);
   st.prefetched = m->pf_fetched;
