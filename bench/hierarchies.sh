@@ -94,16 +94,22 @@ one() {
   echo "$s" >"$tmp/$1.spec"
 }
 
+# JOBS machines at a time: the next starts as soon as any ends (each
+# leaves a .done file), not when the slowest of a batch does.
+ended() {
+  set -- "$tmp"/*.done
+  if [ -e "$1" ]; then echo $#; else echo 0; fi
+}
 i=$first
 last=$((first + n - 1))
 while [ "$i" -le "$last" ]; do
-  j=0
-  while [ $j -lt "$jobs" ] && [ "$i" -le "$last" ]; do
-    one "$i" &
-    i=$((i + 1)) j=$((j + 1))
+  while [ $((i - first - $(ended))) -ge "$jobs" ]; do
+    sleep 0.05 2>/dev/null || sleep 1
   done
-  wait
+  { one "$i"; : >"$tmp/$i.done"; } &
+  i=$((i + 1))
 done
+wait
 i=$first
 while [ "$i" -le "$last" ]; do
   if [ -n "$verbose" ] || grep -q WRONG "$tmp/$i.v"; then

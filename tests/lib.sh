@@ -131,20 +131,25 @@ live() {
 # the background, at most par_jobs at once (XRAY_TEST_JOBS, or one per
 # CPU); par_wait then prints their TAP lines in the order they were given,
 # numbered here.  A case must not share files or variables with another.
+# A new case starts as soon as any running one ends (each leaves a .done
+# file; the shell has no portable wait for any child), not after the
+# oldest: one long case would otherwise hold back the others' slot.
 par_jobs=${XRAY_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 par_n=0
-par_pids=
+par_ended() {
+  set -- "$tmp"/par.*.done
+  if [ -e "$1" ]; then echo $#; else echo 0; fi
+}
 par() {
-  if [ $(echo $par_pids | wc -w) -ge "$par_jobs" ]; then
-    wait $(echo $par_pids | cut -d' ' -f1)
-    par_pids=$(echo $par_pids | cut -s -d' ' -f2-)
-  fi
+  while [ $((par_n - $(par_ended))) -ge "$par_jobs" ]; do
+    sleep 0.05 2>/dev/null || sleep 1
+  done
   par_n=$((par_n + 1))
-  ("$@") >"$tmp/par.$par_n" 2>&1 &
-  par_pids="$par_pids $!"
+  { ("$@") >"$tmp/par.$par_n" 2>&1; : >"$tmp/par.$par_n.done"; } &
 }
 par_wait() {
   wait
+  rm -f "$tmp"/par.*.done
   i=1
   while [ "$i" -le "$par_n" ]; do
     while IFS= read -r line; do
@@ -157,5 +162,4 @@ par_wait() {
     i=$((i + 1))
   done
   par_n=0
-  par_pids=
 }
