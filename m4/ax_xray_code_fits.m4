@@ -42,7 +42,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 2
+#serial 3
 
 AC_DEFUN([AX_XRAY_CODE_FITS], [
 m4_if([$1], [], [m4_fatal([AX_XRAY_CODE_FITS: give the SOURCE file to compile])])
@@ -100,13 +100,23 @@ ax_xray_code_fits ()
   if test -z "$ax_xray_icsim"; then
     echo "unknown (xray's static simulator cannot be built here: it needs Capstone and libelf, libcapstone-dev and libelf-dev on Debian; see config.log)"; return
   fi
-  rm -f conftest-fits.$OBJEXT
-  _AS_ECHO_LOG([$CC $CFLAGS $CPPFLAGS -c $srcdir/$[]1 -o conftest-fits.$OBJEXT])
-  if ! eval '$CC $CFLAGS $CPPFLAGS -c "$srcdir/$[]1" -o conftest-fits.$OBJEXT' >&AS_MESSAGE_LOG_FD 2>&1; then
-    echo "unknown ($[]1 does not compile with $CC $CFLAGS; see config.log)"; return
+  # One object a source file and command in this configure run: checks of
+  # several functions of one file compile it once (configure removes
+  # every conftest file when it ends).
+  ax_xray_o=conftest-fits-`echo "$[]1" | sed 's/[[^A-Za-z0-9]]/_/g'`.$OBJEXT
+  ax_xray_said="$CC $CFLAGS $CPPFLAGS -c $srcdir/$[]1"
+  if test -f "$ax_xray_o" && test "x`cat "$ax_xray_o.cmd" 2>/dev/null`" = "x$ax_xray_said"; then
+    _AS_ECHO_LOG([reusing $ax_xray_o: $ax_xray_said])
+  else
+    rm -f "$ax_xray_o" "$ax_xray_o.cmd"
+    _AS_ECHO_LOG([$ax_xray_said -o $ax_xray_o])
+    if ! eval '$CC $CFLAGS $CPPFLAGS -c "$srcdir/$[]1" -o "$ax_xray_o"' >&AS_MESSAGE_LOG_FD 2>&1; then
+      rm -f "$ax_xray_o"
+      echo "unknown ($[]1 does not compile with $CC $CFLAGS; see config.log)"; return
+    fi
+    echo "$ax_xray_said" >"$ax_xray_o.cmd"
   fi
-  ax_xray_r=`"$ax_xray_icsim" conftest-fits.$OBJEXT "$[]2" $ax_xray_s $ax_xray_w $ax_xray_l 2>&AS_MESSAGE_LOG_FD`
-  rm -f conftest-fits.$OBJEXT
+  ax_xray_r=`"$ax_xray_icsim" "$ax_xray_o" "$[]2" $ax_xray_s $ax_xray_w $ax_xray_l 2>&AS_MESSAGE_LOG_FD`
   case $ax_xray_r in
     yes|no) echo "$ax_xray_r" ;;
     unknown:*) echo "unknown (`echo "$ax_xray_r" | sed 's/^unknown: //'`)" ;;
