@@ -47,6 +47,15 @@ struct xray_cli_files { /* which: 0 the index, 1 an image */
   FILE *(*open)(int which, const char *path);
   int (*commit)(int which, const char *path);
 };
+/* cli/plot-html.c: DIR/index.html, every value of rep in one table and
+ * every figure drawn (DIR/<name>.svg) with the values it marks
+ * (space-separated names) and its caption; written through io's index
+ * slot.  0, or -1 if it could not be written. */
+struct xray_cli_figure {
+  char name[64], marks[512], caption[1024];
+};
+int xray_cli_plot_html(const char *dir, const xray_report *rep, const struct xray_cli_figure *fig,
+                       size_t nfig, const struct xray_cli_files *io);
 int xray_cli_plot(const char *dir, FILE *trace, const xray_report *rep,
                   const struct xray_cli_owned *own, size_t nown, const struct xray_cli_files *io);
 

@@ -509,7 +509,7 @@ render(const struct plot *p, const char *machine, const char *path, int png,
 static int
 plot_label(struct plot *p, const struct pt *pts, size_t n, const xray_report *rep,
            const struct xray_cli_owned *own, size_t nown, const char *dir, FILE *idx,
-           const struct xray_cli_files *io)
+           const struct xray_cli_files *io, struct xray_cli_figure *fig)
 {
   double xlo = HUGE_VAL, xhi = -HUGE_VAL, ylo = HUGE_VAL, yhi = -HUGE_VAL;
   char path[4096], name[64];
@@ -548,6 +548,15 @@ plot_label(struct plot *p, const struct pt *pts, size_t n, const xray_report *re
             p->mk[i].value);
   for (i = 0; i < (size_t) p->ncap; i++)
     fprintf(idx, "%s.svg caption %s\n", name, p->caption[i]);
+  /* The same for index.html: the figure's name, marks and caption. */
+  snprintf(fig->name, sizeof fig->name, "%s", name);
+  for (i = 0; i < p->nmk; i++)
+    if (!p->mk[i].os && strlen(fig->marks) + strlen(p->mk[i].name) + 2 < sizeof fig->marks)
+      snprintf(fig->marks + strlen(fig->marks), sizeof fig->marks - strlen(fig->marks), "%s%s",
+               fig->marks[0] ? " " : "", p->mk[i].name);
+  for (i = 0; i < (size_t) p->ncap; i++)
+    snprintf(fig->caption + strlen(fig->caption), sizeof fig->caption - strlen(fig->caption),
+             "%s%s", i ? "; " : "", p->caption[i]);
   for (i = 0; i < p->ns; i++) {
     free(p->s[i].x);
     free(p->s[i].y);
@@ -559,12 +568,17 @@ int
 xray_cli_plot(const char *dir, FILE *trace, const xray_report *rep,
               const struct xray_cli_owned *own, size_t nown, const struct xray_cli_files *io)
 {
-  size_t n, i, j;
+  size_t n, i, j, nfig = 0;
   struct pt *pts = read_points(trace, &n);
+  struct xray_cli_figure *fig = calloc(n ? n : 1, sizeof *fig);
   char path[4096];
   FILE *idx;
   int rc = 0;
 
+  if (!fig) {
+    free(pts);
+    return -1;
+  }
   snprintf(path, sizeof path, "%s/plots.txt", dir);
   idx = io->open(0, path);
   fprintf(idx,
@@ -581,10 +595,13 @@ xray_cli_plot(const char *dir, FILE *trace, const xray_report *rep,
       break;
     }
     p->label = pts[i].label;
-    rc |= plot_label(p, pts, n, rep, own, nown, dir, idx, io);
+    rc |= plot_label(p, pts, n, rep, own, nown, dir, idx, io, &fig[nfig]);
+    nfig += fig[nfig].name[0] != 0;
     free(p);
   }
   rc |= io->commit(0, path);
+  rc |= xray_cli_plot_html(dir, rep, fig, nfig, io);
+  free(fig);
   for (i = 0; i < n; i++) {
     free(pts[i].label);
     free(pts[i].kernel);
