@@ -1,4 +1,7 @@
 /* xray: measure hardware parameters with the X-Ray micro-benchmarks. */
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* XRAY__DEFAULT_CC */
+#endif
 #include "cli/cli.h"
 #include "xray.h"
 
@@ -9,6 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef XRAY__DEFAULT_CC
+#define XRAY__DEFAULT_CC "cc" /* the engine a consumer's configure builds */
+#endif
 
 static const char *prog = "xray";
 
@@ -57,7 +64,7 @@ usage(FILE *f)
           "  -k, --kernel=KIND     machine-code (x86-64), c (generated C compiled for\n"
           "                        each size: portable and slow), or auto (default:\n"
           "                        machine code where the ISA has it)\n"
-          "      --cc=CC           compiler for C kernels (default: $CC, else cc)\n"
+          "      --cc=CC           compiler for C kernels (default: $CC, else " XRAY__DEFAULT_CC ")\n"
           "      --cflags=FLAGS    its flags (default: $CFLAGS, else -O2)\n"
           "      --ops=TYPE:OP,... operations for latency and throughput, e.g.\n"
           "                        double:*,long:+,__m256d:fma (OP: + - * / fma)\n"

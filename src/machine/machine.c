@@ -1,6 +1,9 @@
 /* The machine every probe measures through: the setters of the public
  * API, and the calls that go to whichever backend (real/, sim/, replay/)
  * filled the ops table.  Nothing here knows a backend. */
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* XRAY__DEFAULT_CC */
+#endif
 #include "xray-internal.h"
 
 #include <stdlib.h>
@@ -32,11 +35,19 @@ xray_machine_set_kernel(xray_machine *m, xray_kernel k)
   return 0;
 }
 
+/* Where neither --cc nor CC names a compiler: cc, or for a cross-built
+ * xray the cross compiler it was built with (configure.ac).  The engine a
+ * consumer's configure builds has no config.h, and runs where it was
+ * built: cc. */
+#ifndef XRAY__DEFAULT_CC
+#define XRAY__DEFAULT_CC "cc"
+#endif
+
 int
 xray_machine_set_compiler(xray_machine *m, const char *cc, const char *cflags)
 {
   const char *ecc = getenv("CC"), *ecf = getenv("CFLAGS");
-  char *a = strdup(cc ? cc : ecc && *ecc ? ecc : "cc");
+  char *a = strdup(cc ? cc : ecc && *ecc ? ecc : XRAY__DEFAULT_CC);
   char *b = strdup(cflags ? cflags : ecf ? ecf : "-O2");
 
   if (!a || !b) {
