@@ -29,6 +29,16 @@
 #   with a --with-xray-* option, and is "unknown (cross-compiling)" when the
 #   engine cannot run on the build machine.
 #
+#   A cross build takes its values from a recording of the target instead:
+#   'xray --record=DIR' there, then ./configure --host=...
+#   --with-xray-recording=DIR (or XRAY_RECORDING=DIR).  The engine is then
+#   built for the build machine (CC_FOR_BUILD, default cc) and answers
+#   every probe the recording holds points of from them, each value shown
+#   as replayed from the recorded CPU; values no recording gives (the
+#   compiled operation kernels of AX_XRAY_LATENCY, AX_XRAY_THROUGHPUT,
+#   AX_XRAY_FMA and AX_XRAY_REGISTERS) stay unknown with that reason.  A
+#   recording of another instruction set than --host's is refused.
+#
 #   The private helpers here (_AX_XRAY_*) build the engine once per
 #   configure run and only if a value must be measured, run each probe
 #   once, and record each define for AX_XRAY_CONFIG_HEADER.  The first
@@ -58,7 +68,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 14
+#serial 15
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -95,6 +105,12 @@ m4_define([_AX_XRAY_SHOWN],
 AC_DEFUN([_AX_XRAY_FUNCS], [
 AC_REQUIRE([AC_PROG_CC])
 AC_SUBST([XRAY_PROBE], ['$(top_builddir)/xray-probe$(EXEEXT)'])
+AC_ARG_WITH([xray-recording],
+  [AS_HELP_STRING([--with-xray-recording=DIR],
+     [take xray's values from DIR, a recording of the target made there with 'xray --record=DIR' (for cross builds)])])
+AC_ARG_VAR([XRAY_RECORDING], [a recording of the target made with 'xray --record' (as --with-xray-recording)])
+AC_ARG_VAR([CC_FOR_BUILD], [the build machine's C compiler, for xray's engine when a cross build replays a recording (default: cc)])
+_AX_XRAY_RECORDING
 ax_xray_build ()
 {
   test "x$ax_xray_built" = xyes && return
@@ -102,9 +118,18 @@ ax_xray_build ()
   ax_xray_prog=
   _AX_XRAY_ENGINE
   test -n "$ax_xray_dir" || return
+  # A cross build runs the engine here, on a recording: it is built for
+  # the build machine.
+  ax_xray_saved="$CC|$CFLAGS|$CPPFLAGS|$LDFLAGS"
+  AS_IF([test "$cross_compiling" = yes],
+        [CC=${CC_FOR_BUILD:-cc} CFLAGS=-O2 CPPFLAGS= LDFLAGS=])
   ax_xray_compile xray-probe$EXEEXT "" src/engine.list -lm &&
     ax_xray_prog=`pwd`/xray-probe$EXEEXT ||
     AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])
+  ax_xray_save_IFS=$IFS; IFS='|'
+  set x $ax_xray_saved
+  IFS=$ax_xray_save_IFS
+  CC=$[]2 CFLAGS=$[]3 CPPFLAGS=$[]4 LDFLAGS=$[]5
 }
 # ax_xray_compile PROGRAM CPPFLAGS LIST LIBS: build PROGRAM from the C
 # files that $ax_xray_dir/LIST names (paths without blanks), with $CC
@@ -170,6 +195,9 @@ ax_xray_run ()
   test $[]# = 0 && ax_xray_batch && eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
   test $[]# = 0 && set x "$ax_xray_key" && shift
   eval "ax_xray_ran_$ax_xray_key=yes; ax_xray_s_$ax_xray_key="
+  AS_IF([test -n "$ax_xray_rec"], [
+    AS_CASE([" $ax_xray_rec_probes "], [*" $[]1 "*], [],
+      [eval "ax_xray_norec_$ax_xray_key=yes"; return])])
   ax_xray_build
   test -n "$ax_xray_prog" || return
   ax_xray_exec $ax_xray_key "$[]@"
@@ -193,6 +221,8 @@ ax_xray_batch ()
     AS_CASE([" $ax_xray_want "], [*" $[]2 "*], [continue])
     eval "test \"\${$[]3+set}\" = set" && continue
     eval "ax_xray_w=\$$[]4"
+    AS_IF([test -n "$ax_xray_rec"],
+      [AS_CASE([" $ax_xray_rec_probes "], [*" $[]2 "*], [], [continue])])
     AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $[]2"])
   done
   test -n "$ax_xray_want" || return
@@ -211,6 +241,7 @@ ax_xray_exec ()
 {
   ax_xray_ekey=$[]1
   shift
+  test -n "$ax_xray_rec" && set x --replay="$ax_xray_rec" "$[]@" && shift
   _AS_ECHO_LOG([$ax_xray_prog --cc="$CC" --cflags="$CFLAGS" --format=shell $[]*])
   AS_IF(["$ax_xray_prog" --cc="$CC" --cflags="$CFLAGS" --format=shell "$[]@" >conftest.xray-$ax_xray_ekey 2>&AS_MESSAGE_LOG_FD], [
     cat conftest.xray-$ax_xray_ekey >&AS_MESSAGE_LOG_FD
@@ -263,8 +294,46 @@ ax_xray_valid ()
 # ax_xray_why DEFINE KEY: the engine's reason for an unknown value, if any.
 ax_xray_why ()
 {
+  if eval "test \"x\$ax_xray_norec_$[]2\" = xyes"; then
+    echo "the recording holds no points of this probe: a recording gives no compiled operation kernels"
+    return
+  fi
   test -f conftest.xray-$[]2 && sed -n "s/^@%:@ $[]1 unknown: //p" conftest.xray-$[]2 | sed 1q
 }
+])
+
+# _AX_XRAY_RECORDING: ax_xray_rec, the recording of --with-xray-recording
+# or XRAY_RECORDING (an absolute path; empty: none), its CPU
+# (ax_xray_rec_cpu) and the probes it holds points of
+# (ax_xray_rec_probes).  Its instruction set, from its cpuinfo, must be
+# the host's: the target's values only are of use.  A recording of a
+# simulated machine has none, and serves any host.
+AC_DEFUN([_AX_XRAY_RECORDING], [
+ax_xray_rec=$XRAY_RECORDING
+AS_CASE([$with_xray_recording],
+  [''|no], [],
+  [yes], [AC_MSG_ERROR([--with-xray-recording needs a folder: --with-xray-recording=DIR, a recording made with 'xray --record=DIR'])],
+  [ax_xray_rec=$with_xray_recording])
+AS_IF([test -n "$ax_xray_rec"], [
+  AS_IF([test -f "$ax_xray_rec/points.csv" && test -f "$ax_xray_rec/machine"], [],
+    [AC_MSG_ERROR([the xray recording '$ax_xray_rec' has no points.csv and machine file: make one on the target with 'xray --record=DIR'])])
+  AS_CASE([$ax_xray_rec], [/*], [], [ax_xray_rec=`pwd`/$ax_xray_rec])
+  ax_xray_rec_cpu=`sed -n 's/^model name@<:@	 @:>@*: *//p' "$ax_xray_rec/cpuinfo" 2>/dev/null | sed 1q`
+  AS_IF([grep '^CPU implementer' "$ax_xray_rec/cpuinfo" >/dev/null 2>&1], [ax_xray_rec_isa=AArch64],
+        [grep '^vendor_id' "$ax_xray_rec/cpuinfo" >/dev/null 2>&1], [ax_xray_rec_isa=x86],
+        [ax_xray_rec_isa=])
+  test -n "$ax_xray_rec_cpu" || ax_xray_rec_cpu="an $ax_xray_rec_isa CPU"
+  ax_xray_host_cpu=`echo "${host_alias:-${host:-}}" | sed 's/-.*//'`
+  test -n "$ax_xray_host_cpu" || ax_xray_host_cpu=`(uname -m) 2>/dev/null`
+  AS_CASE([$ax_xray_host_cpu],
+    [x86_64|amd64|i?86], [ax_xray_host_isa=x86],
+    [aarch64*|arm64], [ax_xray_host_isa=AArch64],
+    [ax_xray_host_isa=$ax_xray_host_cpu])
+  AS_IF([test -n "$ax_xray_rec_isa" && test "x$ax_xray_rec_isa" != "x$ax_xray_host_isa"],
+    [AC_MSG_ERROR([the xray recording '$ax_xray_rec' is of $ax_xray_rec_cpu, an $ax_xray_rec_isa CPU, and this build is for $ax_xray_host_cpu ($ax_xray_host_isa): record the target itself with 'xray --record=DIR' there])])
+  ax_xray_rec_probes=`sed 1d "$ax_xray_rec/points.csv" | cut -d, -f1 | sed 's/-.*//' | sort -u | tr '\012' ' '`
+  _AS_ECHO_LOG([xray recording $ax_xray_rec: $ax_xray_rec_cpu ($ax_xray_rec_isa), probes $ax_xray_rec_probes])
+])
 ])
 
 # _AX_XRAY_TYPE_NAME(TYPE): the type in a define name: __m256d -> M256D,
@@ -328,11 +397,12 @@ AS_CASE([$_ax_xray_with],
 m4_popdef([_ax_xray_with])dnl
 AC_MSG_CHECKING([$5])
 AS_IF([test "${$1+set}" = set], [ax_xray_how="cached or preset"],
-  [AS_IF([test "$cross_compiling" = yes],
+  [AS_IF([test "$cross_compiling" = yes && test -z "$ax_xray_rec"],
      [$1=unknown; ax_xray_how="cross-compiling"],
      [ax_xray_run $3 $8
       AS_IF([test -n "$ax_xray_v_$2"],
             [$1=$ax_xray_v_$2; ax_xray_how="measured, $ax_xray_s_$3"
+             test -n "$ax_xray_rec" && ax_xray_how="replayed from $ax_xray_rec_cpu"
              AS_CASE([" $ax_xray_from_os "], [*" $2 "*],
                      [ax_xray_how="from the OS, $ax_xray_s_$3"])
              AS_CASE([" $ax_xray_unconfirmed "], [*" $2 "*],
@@ -360,7 +430,7 @@ AS_IF([test $ax_xray_known = yes],
    $2=$$1
    ax_xray_defs="$ax_xray_defs
 $2|$$1|$5, in $6"
-   AS_CASE([$ax_xray_how], [measured*|from*], [ax_xray_kinds $2 "$5, in $6"])],
+   AS_CASE([$ax_xray_how], [measured*|from*|replayed*], [ax_xray_kinds $2 "$5, in $6"])],
   [test -n "$ax_xray_unsure"],
   [AC_MSG_RESULT([_AX_XRAY_SHOWN([$ax_xray_unsure], [$6]) ($ax_xray_how; left undefined)])
    AC_MSG_WARN([$5: not confirmed (no second measurement agreed: was the machine busy?), so it is left undefined; re-run configure, or set --with-xray-$4=N])

@@ -66,7 +66,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 2
+#serial 3
 
 AC_DEFUN([AX_XRAY_EVENTS], [
 AC_REQUIRE([_AX_XRAY_FUNCS])
@@ -98,6 +98,8 @@ AC_MSG_CHECKING([the hardware event that counts $3])
 AS_IF([test "${ax_cv_xray_event_$2+set}" = set], [ax_xray_how="cached or preset"],
   [AS_IF([test "$cross_compiling" = yes],
      [ax_cv_xray_event_$2=unknown; ax_xray_how="cross-compiling"],
+     [test -n "$ax_xray_rec"],
+     [ax_cv_xray_event_$2=unknown; ax_xray_how="a recording holds no hardware events"],
      [_AX_XRAY_EVENTS_RUN
       ax_cv_xray_event_$2=`sed -n "s/^XRAY_EVENT_$1='\(.*\)'$/\1/p" conftest.xray-events 2>/dev/null`
       ax_xray_how=`sed -n "s/^@%:@ XRAY_EVENT_$1 score \(.*\)/measured, score \1/p" conftest.xray-events 2>/dev/null`
