@@ -120,16 +120,15 @@ ax_xray_build ()
   test -n "$ax_xray_dir" || return
   # A cross build runs the engine here, on a recording: it is built for
   # the build machine.
-  ax_xray_saved="$CC|$CFLAGS|$CPPFLAGS|$LDFLAGS"
+  ax_xray_save_cc=$CC ax_xray_save_cflags=$CFLAGS
+  ax_xray_save_cppflags=$CPPFLAGS ax_xray_save_ldflags=$LDFLAGS
   AS_IF([test "$cross_compiling" = yes],
         [CC=${CC_FOR_BUILD:-cc} CFLAGS=-O2 CPPFLAGS= LDFLAGS=])
   ax_xray_compile xray-probe$EXEEXT "" src/engine.list -lm &&
     ax_xray_prog=`pwd`/xray-probe$EXEEXT ||
     AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])
-  ax_xray_save_IFS=$IFS; IFS='|'
-  set x $ax_xray_saved
-  IFS=$ax_xray_save_IFS
-  CC=$[]2 CFLAGS=$[]3 CPPFLAGS=$[]4 LDFLAGS=$[]5
+  CC=$ax_xray_save_cc CFLAGS=$ax_xray_save_cflags
+  CPPFLAGS=$ax_xray_save_cppflags LDFLAGS=$ax_xray_save_ldflags
 }
 # ax_xray_compile PROGRAM CPPFLAGS LIST LIBS: build PROGRAM from the C
 # files that $ax_xray_dir/LIST names (paths without blanks), with $CC
@@ -322,7 +321,7 @@ AS_IF([test -n "$ax_xray_rec"], [
   AS_IF([grep '^CPU implementer' "$ax_xray_rec/cpuinfo" >/dev/null 2>&1], [ax_xray_rec_isa=AArch64],
         [grep '^vendor_id' "$ax_xray_rec/cpuinfo" >/dev/null 2>&1], [ax_xray_rec_isa=x86],
         [ax_xray_rec_isa=])
-  test -n "$ax_xray_rec_cpu" || ax_xray_rec_cpu="an $ax_xray_rec_isa CPU"
+  test -n "$ax_xray_rec_cpu" || ax_xray_rec_cpu="the recorded ${ax_xray_rec_isa:-unnamed} CPU"
   ax_xray_host_cpu=`echo "${host_alias:-${host:-}}" | sed 's/-.*//'`
   test -n "$ax_xray_host_cpu" || ax_xray_host_cpu=`(uname -m) 2>/dev/null`
   AS_CASE([$ax_xray_host_cpu],
@@ -330,7 +329,7 @@ AS_IF([test -n "$ax_xray_rec"], [
     [aarch64*|arm64], [ax_xray_host_isa=AArch64],
     [ax_xray_host_isa=$ax_xray_host_cpu])
   AS_IF([test -n "$ax_xray_rec_isa" && test "x$ax_xray_rec_isa" != "x$ax_xray_host_isa"],
-    [AC_MSG_ERROR([the xray recording '$ax_xray_rec' is of $ax_xray_rec_cpu, an $ax_xray_rec_isa CPU, and this build is for $ax_xray_host_cpu ($ax_xray_host_isa): record the target itself with 'xray --record=DIR' there])])
+    [AC_MSG_ERROR([the xray recording '$ax_xray_rec' ($ax_xray_rec_cpu) is of an $ax_xray_rec_isa CPU, and this build is for $ax_xray_host_cpu ($ax_xray_host_isa): record the target itself with 'xray --record=DIR' there])])
   ax_xray_rec_probes=`sed 1d "$ax_xray_rec/points.csv" | cut -d, -f1 | sed 's/-.*//' | sort -u | tr '\012' ' '`
   _AS_ECHO_LOG([xray recording $ax_xray_rec: $ax_xray_rec_cpu ($ax_xray_rec_isa), probes $ax_xray_rec_probes])
 ])
