@@ -33,9 +33,9 @@ done
 for v in "$n" "$first" "$jobs"; do
   case $v in '' | *[!0-9]*) echo "$0: -n, -f and -j take whole numbers" >&2; exit 2 ;; esac
 done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-hier.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' 0
-trap 'exit 130' 1 2 15
+# tests/lib.sh: the temporary folder (removed on every exit) and par.
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/lib.sh"
 
 # spec I: machine I's spec.
 spec() {
@@ -94,22 +94,16 @@ one() {
   echo "$s" >"$tmp/$1.spec"
 }
 
-# JOBS machines at a time: the next starts as soon as any ends (each
-# leaves a .done file), not when the slowest of a batch does.
-ended() {
-  set -- "$tmp"/*.done
-  if [ -e "$1" ]; then echo $#; else echo 0; fi
-}
+# JOBS machines at a time (tests/lib.sh's par: the next starts as soon as
+# any ends).
+par_jobs=$jobs
 i=$first
 last=$((first + n - 1))
 while [ "$i" -le "$last" ]; do
-  while [ $((i - first - $(ended))) -ge "$jobs" ]; do
-    sleep 0.05 2>/dev/null || sleep 1
-  done
-  { one "$i"; : >"$tmp/$i.done"; } &
+  par one "$i"
   i=$((i + 1))
 done
-wait
+par_wait
 i=$first
 while [ "$i" -le "$last" ]; do
   if [ -n "$verbose" ] || grep -q WRONG "$tmp/$i.v"; then

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 5
+#define XRAY_API_VERSION 6
 
 const char *xray_version(void);
 
@@ -105,6 +105,9 @@ const char *xray_value_name(const xray_value *v); /* "XRAY_L1I_SIZE" */
 const char *xray_value_desc(const xray_value *v); /* "L1 instruction cache capacity" */
 const char *xray_value_unit(const xray_value *v); /* "bytes", "ops", ... */
 xray_source xray_value_source(const xray_value *v);
+/* A source's word, as every output of xray writes it: "measured",
+ * "override", "os", "default" or "unknown". */
+const char *xray_source_name(xray_source s);
 /* The value, NAN when unknown; the unrounded figure behind a rounded
  * value (latencies, initiation intervals; else NAN); the value in
  * nanoseconds for latencies (else NAN). */

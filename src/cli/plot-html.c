@@ -15,9 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const source_words[] = { "measured", "override", "os", "default",
-                                            "unknown" };
-
 /* s with &, <, > and " escaped, for text and attribute values. */
 static void
 esc(FILE *f, const char *s)
@@ -30,6 +27,13 @@ esc(FILE *f, const char *s)
     case '"': fputs("&quot;", f); break;
     default: fputc(*s, f);
     }
+}
+
+/* Whether v has a value (a number, or a name). */
+static int
+known(const xray_value *v)
+{
+  return !isnan(xray_value_number(v)) || xray_value_text(v);
 }
 
 /* Whether figure f marks value name (its marks are space-separated
@@ -53,9 +57,8 @@ value_row(FILE *f, const xray_value *v, const struct xray_cli_figure *fig, size_
 {
   const char *name = xray_value_name(v), *text = xray_value_text(v), *ossrc = NULL;
   size_t i, links = 0;
-  xray_source src = xray_value_source(v);
   double x = xray_value_number(v), os = NAN;
-  int known = !isnan(x) || text;
+  int has = known(v);
 
   fputs("<tr class=\"value\" id=\"", f);
   esc(f, name);
@@ -66,15 +69,14 @@ value_row(FILE *f, const xray_value *v, const struct xray_cli_figure *fig, size_
   fputs("</td><td class=\"result\">", f);
   if (text)
     esc(f, text);
-  else if (known)
+  else if (has)
     fprintf(f, "%.10g", x);
   else
     fputs("unknown", f);
   fputs("</td><td>", f);
   esc(f, xray_value_unit(v));
-  fprintf(f, "</td><td>%s</td><td>%s</td><td>",
-          (unsigned) src < sizeof source_words / sizeof *source_words ? source_words[src] : "?",
-          !known ? "" : xray_value_confirmed(v) ? "yes" : "no");
+  fprintf(f, "</td><td>%s</td><td>%s</td><td>", xray_source_name(xray_value_source(v)),
+          !has ? "" : xray_value_confirmed(v) ? "yes" : "no");
   if (xray_value_os(v, &os, &ossrc)) {
     fprintf(f, "%.10g (", os);
     esc(f, ossrc);
@@ -90,7 +92,7 @@ value_row(FILE *f, const xray_value *v, const struct xray_cli_figure *fig, size_
       fputs(".svg</a>", f);
     }
   fputs("</td><td class=\"why\">", f);
-  esc(f, known ? xray_value_method(v) : xray_value_reason(v));
+  esc(f, has ? xray_value_method(v) : xray_value_reason(v));
   fputs("</td></tr>\n", f);
 }
 
@@ -107,7 +109,7 @@ xray_cli_plot_html(const char *dir, const xray_report *rep, const struct xray_cl
     return -1;
   for (i = 0; i < n; i++) {
     const xray_value *v = xray_report_at(rep, i);
-    if (isnan(xray_value_number(v)) && !xray_value_text(v))
+    if (!known(v))
       unknown++;
     else if (xray_value_confirmed(v))
       confirmed++;

@@ -195,9 +195,8 @@ measure(const struct args *a, const char *spec, int *rc, int *len)
     for (i = 0; i < xray_report_count(r); i++) {
       const xray_value *v = xray_report_at(r, i);
       const char *text = xray_value_text(v);
-      static const char *const src[] = { "measured", "override", "os", "default", "unknown" };
       fprintf(f, "%s\t%s\t%.17g\t%d\t%s\t%s\n", xray_value_name(v), xray_value_unit(v),
-              xray_value_number(v), xray_value_confirmed(v), src[xray_value_source(v)],
+              xray_value_number(v), xray_value_confirmed(v), xray_source_name(xray_value_source(v)),
               text ? text : "");
     }
     xray_machine_free(m);

@@ -76,10 +76,10 @@ int xray__curve_add(struct xray__curve *c, double x, double y);
 void xray__curve_free(struct xray__curve *c);
 void xray__smooth(const double *y, double *out, size_t n);
 void xray__smooth_min(const double *y, double *out, size_t n, size_t w);
-/* Median of the values that are not NAN; NAN if none. */
 /* v[0..n-1] in ascending order (insertion sort: the few rounds or runs
  * of a probe). */
 void xray__sort(double *v, size_t n);
+/* Median of the values that are not NAN; NAN if none. */
 double xray__median(const double *v, size_t n);
 /* best[0] <= best[1], the two smallest values so far (HUGE_VAL at first),
  * with t among them where it belongs. */

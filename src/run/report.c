@@ -8,6 +8,12 @@
 
 static const char *const source_names[] = { "measured", "override", "os", "default", "unknown" };
 
+const char *
+xray_source_name(xray_source s)
+{
+  return (unsigned) s < sizeof source_names / sizeof *source_names ? source_names[s] : "unknown";
+}
+
 void
 xray__report_init(xray_report *r)
 {

@@ -38,7 +38,7 @@ main(void)
   size_t i;
 
   tap_plan(14);
-  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 5,
+  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 6,
          "library %s, header %s, API version %d", xray_version(), XRAY_VERSION, XRAY_API_VERSION);
   for (i = 0; xray_probe_at(i); i++)
     ;
