@@ -14,10 +14,10 @@ xray__cache_reset(struct xray__cache *c)
 {
   unsigned long i;
 
-  for (i = 0; i < c->sets * c->ways; i++) {
+  for (i = 0; i < c->sets * c->ways; i++)
     c->tag[i] = ~0UL;
-    c->age[i] = 0;
-  }
+  memset(c->age, 0, c->sets * sizeof *c->age);
+  memset(c->ring, 0, c->sets * sizeof *c->ring);
 }
 
 int
@@ -30,8 +30,9 @@ xray__cache_init(struct xray__cache *c)
   if ((1UL << c->lineshift) != c->line)
     c->lineshift = -1;
   c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
-  c->age = malloc(c->sets * c->ways * sizeof *c->age);
-  if (!c->tag || !c->age)
+  c->age = malloc(c->sets * sizeof *c->age);
+  c->ring = malloc(c->sets * sizeof *c->ring);
+  if (!c->tag || !c->age || !c->ring)
     return -1;
   c->rng = 0x9e3779b97f4a7c15u;
   xray__cache_reset(c);
@@ -81,42 +82,87 @@ plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
   return bits;
 }
 
+/* LRU: a set keeps its valid tags in a ring, from the most to the least
+ * recently used: logical position k is way (head + k) % ways, the n valid
+ * tags come first and the invalid ways (~0) after them.  Only the order of
+ * the valid tags matters under LRU (which way holds a line never does), so
+ * this is the policy of age stamps without their second array and second
+ * scan.  A miss steps the head back one way: onto an invalid way, or onto
+ * the least recently used tag, which it displaces; no tag moves.  A hit
+ * moves its tag to the front by shifting the tags on the shorter side of
+ * it, so a set swept cyclically (each hit on the least recently used) is
+ * as cheap as a miss.  head and n are the set's c->ring entry, apart
+ * from its tags and small, so that the host's caches keep them. */
+static unsigned long
+ring(unsigned long x, unsigned long ways)
+{
+  return x < ways ? x : x - ways;
+}
+
+/* Remove the tag at logical position k by shifting the less recent ones
+ * forward; the way left at the end is invalid. */
+static void
+lru_close(unsigned long *tag, unsigned long ways, unsigned long head, unsigned long n,
+          unsigned long k)
+{
+  for (; k + 1 < n; k++)
+    tag[ring(head + k, ways)] = tag[ring(head + k + 1, ways)];
+  tag[ring(head + n - 1, ways)] = ~0UL;
+}
+
+static int
+lru_access(unsigned long *tag, struct xray__ring *r, unsigned long ways, unsigned long w,
+           unsigned long lineaddr, unsigned long *evicted)
+{
+  unsigned long head = r->head, n = r->n, k;
+
+  if (w < ways) {
+    k = ring(w + ways - head, ways);
+    if (2 * k < n) {
+      for (; k > 0; k--)
+        tag[ring(head + k, ways)] = tag[ring(head + k - 1, ways)];
+      tag[head] = lineaddr;
+      return 0;
+    }
+    lru_close(tag, ways, head, n, k);
+    n--;
+  }
+  head = head ? head - 1 : ways - 1;
+  if (n == ways) {
+    if (evicted)
+      *evicted = tag[head];
+  } else
+    n++;
+  tag[head] = lineaddr;
+  r->head = (uint32_t) head;
+  r->n = (uint32_t) n;
+  return w == ways;
+}
+
 /* Access one line address; returns 1 on a miss (the line is then
  * allocated), and in *evicted (if not NULL) the line it displaced, or ~0.
- * An LRU set keeps its tags from the most to the least recently used: a
- * hit moves its tag to the front, a miss fills an invalid way if there is
- * one (no line is displaced) or else displaces the last.  Which way holds
- * a line never matters under LRU, only the order, so this is the policy of
- * age stamps without their second array and second scan.  Tree-PLRU and
- * random replacement choose a way, and keep the ways in place. */
+ * LRU keeps its ring (above); tree-PLRU and random replacement choose a
+ * way, and keep the ways in place. */
 int
 xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted)
 {
-  unsigned long set = c->setmask ? lineaddr & c->setmask : lineaddr % c->sets, w, victim = 0,
+  unsigned long set = xray__cache_set(c, lineaddr), w, victim = 0,
                 empty = c->ways;
   unsigned long *tag = c->tag + set * c->ways;
-  uint64_t *age = c->age + set * c->ways;
+  uint64_t *age = c->age + set;
 
   if (evicted)
     *evicted = ~0UL;
+  if (c->policy == XRAY__POL_LRU) {
+    for (w = 0; w < c->ways && tag[w] != lineaddr; w++)
+      ;
+    return lru_access(tag, &c->ring[set], c->ways, w, lineaddr, evicted);
+  }
   for (w = 0; w < c->ways; w++) {
     if (tag[w] == lineaddr)
       break;
     if (tag[w] == ~0UL && empty == c->ways)
       empty = w;
-  }
-  if (c->policy == XRAY__POL_LRU) {
-    if (w < c->ways) {
-      memmove(tag + 1, tag, w * sizeof *tag);
-      tag[0] = lineaddr;
-      return 0;
-    }
-    victim = empty < c->ways ? empty : c->ways - 1;
-    if (evicted)
-      *evicted = tag[victim];
-    memmove(tag + 1, tag, victim * sizeof *tag);
-    tag[0] = lineaddr;
-    return 1;
   }
   if (w < c->ways) {
     if (c->policy == XRAY__POL_PLRU)
@@ -140,12 +186,19 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
 void
 xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr)
 {
-  unsigned long set = c->setmask ? lineaddr & c->setmask : lineaddr % c->sets, w;
+  unsigned long set = xray__cache_set(c, lineaddr), w;
   unsigned long *tag = c->tag + set * c->ways;
+  struct xray__ring *r = &c->ring[set];
 
   for (w = 0; w < c->ways; w++)
-    if (tag[w] == lineaddr)
+    if (tag[w] == lineaddr) {
+      if (c->policy == XRAY__POL_LRU) {
+        lru_close(tag, c->ways, r->head, r->n, ring(w + c->ways - r->head, c->ways));
+        r->n--;
+        return;
+      }
       tag[w] = ~0UL;
+    }
 }
 
 /* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
@@ -170,6 +223,8 @@ xray__cache_free(struct xray__cache *c)
 {
   free(c->tag);
   free(c->age);
+  free(c->ring);
   c->tag = NULL;
   c->age = NULL;
+  c->ring = NULL;
 }

@@ -13,7 +13,8 @@ struct xray__cache {
   int policy;
   double lat; /* cycles for a hit (the simulated data levels) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
-  uint64_t *age; /* PLRU: tree bits in age[set*ways]; LRU keeps its ways in order */
+  uint64_t *age; /* PLRU: a set's tree bits */
+  struct xray__ring { uint32_t head, n; } *ring; /* LRU: per set (model/cache.c) */
   uint64_t rng;
 };
 
@@ -27,6 +28,12 @@ static inline unsigned long
 xray__cache_lineof(const struct xray__cache *c, uint64_t a)
 {
   return (unsigned long) (c->lineshift >= 0 ? a >> c->lineshift : a / c->line);
+}
+/* The set that holds line address a. */
+static inline unsigned long
+xray__cache_set(const struct xray__cache *c, unsigned long a)
+{
+  return c->setmask ? a & c->setmask : a % c->sets;
 }
 /* Access one line address; 1 on a miss (the line is then allocated), and
  * in *evicted (if not NULL) the line it displaced, or ~0. */

@@ -162,6 +162,18 @@ page_prefetch(struct sim *m, uint64_t pa)
   }
 }
 
+/* One load of the neighbour's, to a random line of a region 8 times the
+ * size of level t (m->tlines lines from m->tbase). */
+static void
+tenant_load(struct sim *m, struct xray__cache *t)
+{
+  uint64_t r = xray__rand(&m->trng), lines = m->tlines;
+
+  /* r % lines, without a division where lines is a power of two. */
+  r = (lines & (lines - 1)) == 0 ? r & (lines - 1) : r % lines;
+  xray__cache_access(t, m->tbase + (unsigned long) r, NULL);
+}
+
 /* One load of va.  slot, where not NULL, keeps va's physical address
  * from one pass of a chase to the next (~0 until the first): the page map
  * gives a page its frame on first touch and keeps it, so the first pass
@@ -196,12 +208,8 @@ load(struct sim *m, uint64_t va, int huge, uint64_t *slot)
     m->served[hit]++;
   /* The neighbour's loads, at the shared level, to lines of its own. */
   if (m->tenant && hit >= m->tenant)
-    for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1) {
-      struct xray__cache *t = &m->lev[m->tenant];
-      unsigned long lines = 8 * (t->size / t->line);
-      xray__cache_access(
-          t, (unsigned long) ((UINT64_C(1) << 52) / t->line + xray__rand(&m->trng) % lines), NULL);
-    }
+    for (m->tacc += m->tnow; m->tacc >= 1; m->tacc -= 1)
+      tenant_load(m, &m->lev[m->tenant]);
   if (m->duo_c && hit >= m->duo_level)
     partner(m, huge);
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;

@@ -440,6 +440,11 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   if (!m->rng)
     m->rng = 1;
   m->trng = m->rng ^ 0x9e3779b97f4a7c15ULL;
+  if (m->tenant) {
+    const struct xray__cache *t = &m->lev[m->tenant];
+    m->tlines = 8 * (t->size / t->line);
+    m->tbase = (unsigned long) ((UINT64_C(1) << 52) / t->line);
+  }
   m->base.ops = &sim_ops;
   m->base.simulated = 1;
   m->base.tenants = m->tenant > 0;

@@ -122,6 +122,7 @@ struct sim {
                                       * rate; loads owed */
   unsigned long tcalls;         /* measurements so far */
   uint64_t trng;
+  unsigned long tlines, tbase;  /* the lines of its region, and the first */
   unsigned long uop_ops;        /* 0: no op cache */
   unsigned long uop_entry;      /* ops per entry; 0: only the op count limits */
   int uop_excl;                 /* serves loops the L1I does not hold */
