@@ -32,8 +32,10 @@ xray__cache_init(struct xray__cache *c)
   c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
   c->age = malloc(c->sets * sizeof *c->age);
   c->ring = malloc(c->sets * sizeof *c->ring);
-  if (!c->tag || !c->age || !c->ring)
+  if (!c->tag || !c->age || !c->ring) {
+    xray__cache_free(c);
     return -1;
+  }
   c->rng = 0x9e3779b97f4a7c15u;
   xray__cache_reset(c);
   return 0;

@@ -19,7 +19,7 @@ struct xray__cache {
 };
 
 /* Allocate for size, ways and line (sets follow) and empty it; -1 without
- * memory. */
+ * memory (nothing is then left allocated). */
 int xray__cache_init(struct xray__cache *c);
 void xray__cache_reset(struct xray__cache *c);
 void xray__cache_free(struct xray__cache *c);
