@@ -47,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CPUS 1024
 #define ROUNDS 3
 #define SLOTS 5 /* up to four levels, then memory */
 #define AGREE 0.10
@@ -350,7 +349,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   xray_value *w = xray__report_param(rep, "XRAY_BW_WIDTH", NULL, NULL);
   struct plan *p = calloc(1, sizeof *p);
   char why[400], fail[200], slotwhy[SLOTS][300];
-  int cpu[MAX_CPUS], i, r;
+  int cpu[XRAY__MAX_CPUS], i, r;
   double line;
   size_t first;
 
@@ -370,7 +369,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
     }
   }
   p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
-  p->ncpu = m->ops->cpus(m, cpu, MAX_CPUS);
+  p->ncpu = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
   if (!(p->width = m->ops->sbuild(m, &p->nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);
     xray__value_unknown(w, fail);

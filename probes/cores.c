@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CPUS 1024
-
 /* CPUs allowed by the CFS quota of this process's cgroup; 0 if none. */
 static double
 cfs_quota(char *how, size_t len)
@@ -75,15 +73,15 @@ run_cores(xray_machine *m, xray_report *r)
   xray_value *cpus = xray__report_param(r, "XRAY_NUM_CPUS", NULL, NULL);
   xray_value *cores = xray__report_param(r, "XRAY_NUM_CORES", NULL, NULL);
   xray_value *smt = xray__report_param(r, "XRAY_SMT_WAYS", NULL, NULL);
-  static int cpu[MAX_CPUS];
-  static double sp[MAX_CPUS];
+  int cpu[XRAY__MAX_CPUS];
+  double sp[XRAY__MAX_CPUS];
   char how[200], qhow[100] = "";
   double quota = 0, speed, deadline = xray__now() + m->budget;
   int n, usable, j, siblings = 0, tested = 0;
 
   if (!cpus || !cores || !smt)
     return -1;
-  n = m->ops->cpus(m, cpu, MAX_CPUS);
+  n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
   if (n < 1) {
     xray__value_unknown(cpus, "the affinity mask cannot be read here");
     xray__value_unknown(cores, "the usable CPUs are unknown");
@@ -104,8 +102,8 @@ run_cores(xray_machine *m, xray_report *r)
     xray__value_measured(cores, 1, "one usable CPU");
     return 0;
   }
-  if (n > MAX_CPUS)
-    n = MAX_CPUS;
+  if (n > XRAY__MAX_CPUS)
+    n = XRAY__MAX_CPUS;
   /* The first CPU against every other, within the budget. */
   for (j = 1; j < n; j++) {
     speed = xray__point(m, "cores", "pair", cpu[j], xray__pair_median(m, cpu[0], cpu[j]));

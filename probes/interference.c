@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CPUS 1024
 #define ROUNDS 3 /* rounds at a time */
 #define MAX_ROUNDS 12 /* of the destructive size */
 #define AGREE 1.1 /* two rounds that agree, at most (a spike is 1.5x) */
@@ -133,13 +132,15 @@ settled_knee(double (*y)[MAX_ROUNDS], int nr, double *q)
 static void
 destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_round_agree)
 {
-  static int cpu[MAX_CPUS];
+  int cpu[XRAY__MAX_CPUS];
   double y[ND + 1][MAX_ROUNDS], q[ND];
   char why[400];
-  int n = m->ops->cpus(m, cpu, MAX_CPUS), j, r, i, k = -1, nr = 0, settled = 1;
+  int n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS), j, r, i, k = -1, nr = 0, settled = 1;
 
   *knee_round_agree = 0;
-  if ((j = xray__other_core(m, rep, cpu, n > MAX_CPUS ? MAX_CPUS : n, why, sizeof why)) < 0) {
+  if (n > XRAY__MAX_CPUS)
+    n = XRAY__MAX_CPUS;
+  if ((j = xray__other_core(m, rep, cpu, n, why, sizeof why)) < 0) {
     (n < 2 ? xray__value_moot : xray__value_unknown)(v, why);
     return;
   }

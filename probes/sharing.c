@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CPUS 1024
 #define MAX_PEERS 32 /* other CPUs tested per level */
 #define ROUNDS 3
 #define SHARED 0.5
@@ -373,7 +372,7 @@ static int
 run_sharing(xray_machine *m, xray_report *rep)
 {
   xray_value *lat = xray__report_param(rep, "XRAY_C2C_LATENCY", NULL, NULL);
-  static int cpu[MAX_CPUS];
+  int cpu[XRAY__MAX_CPUS];
   int peer[MAX_PEERS], sure[5], n, np, i, nl, more = 0;
   double level[4], line;
   char why[400], lv[8], name[48];
@@ -382,8 +381,8 @@ run_sharing(xray_machine *m, xray_report *rep)
   if (!lat)
     return -1;
   nl = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
-  n = m->ops->cpus(m, cpu, MAX_CPUS);
-  n = n > MAX_CPUS ? MAX_CPUS : n;
+  n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
+  n = n > XRAY__MAX_CPUS ? XRAY__MAX_CPUS : n;
   for (np = 0; np + 1 < n && np < MAX_PEERS; np++)
     peer[np] = np + 1;
   if (n > np + 1)
