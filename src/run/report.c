@@ -332,9 +332,11 @@ write_json(const xray_report *r, FILE *f)
       fprintf(f, "}");
     } else
       fprintf(f, "null");
-    fprintf(f, ", \"disagree\": %s, \"confirmed\": %s, \"seconds\": %.3f,\n"
-               "     \"description\": ",
-            v->disagree ? "true" : "false", v->unconfirmed ? "false" : "true", v->seconds);
+    fprintf(f,
+            ", \"disagree\": %s, \"confirmed\": %s, \"seconds\": %.3f,\n"
+            "     \"description\": ",
+            v->disagree ? "true" : "false", known(v) && !v->unconfirmed ? "true" : "false",
+            v->seconds);
     xray__json_string(f, v->desc);
     fprintf(f, ",\n     \"method\": ");
     xray__json_string(f, v->method);
