@@ -68,7 +68,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 15
+#serial 16
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -186,6 +186,14 @@ ax_xray_compile ()
   rm -rf conftest.xobj "$ax_xray_out"
   return 1
 }
+# ax_xray_recorded PROBE: true where the engine can answer PROBE: always,
+# and from a recording only where it holds points of PROBE.
+ax_xray_recorded ()
+{
+  test -z "$ax_xray_rec" && return 0
+  AS_CASE([" $ax_xray_rec_probes "], [*" $[]1 "*], [return 0])
+  return 1
+}
 ax_xray_run ()
 {
   ax_xray_key=$[]1
@@ -194,9 +202,7 @@ ax_xray_run ()
   test $[]# = 0 && ax_xray_batch && eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
   test $[]# = 0 && set x "$ax_xray_key" && shift
   eval "ax_xray_ran_$ax_xray_key=yes; ax_xray_s_$ax_xray_key="
-  AS_IF([test -n "$ax_xray_rec"], [
-    AS_CASE([" $ax_xray_rec_probes "], [*" $[]1 "*], [],
-      [eval "ax_xray_norec_$ax_xray_key=yes"; return])])
+  ax_xray_recorded $[]1 || { eval "ax_xray_norec_$ax_xray_key=yes"; return; }
   ax_xray_build
   test -n "$ax_xray_prog" || return
   ax_xray_exec $ax_xray_key "$[]@"
@@ -220,8 +226,7 @@ ax_xray_batch ()
     AS_CASE([" $ax_xray_want "], [*" $[]2 "*], [continue])
     eval "test \"\${$[]3+set}\" = set" && continue
     eval "ax_xray_w=\$$[]4"
-    AS_IF([test -n "$ax_xray_rec"],
-      [AS_CASE([" $ax_xray_rec_probes "], [*" $[]2 "*], [], [continue])])
+    ax_xray_recorded $[]2 || continue
     AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $[]2"])
   done
   test -n "$ax_xray_want" || return
