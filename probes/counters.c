@@ -68,18 +68,29 @@ struct xray_counters {
   char machine[200], compiler[300];
 };
 
-/* Category k's label ("CR", "L2-MISS"), define and description. */
+/* Category k's label ("CR", "L2-MISS"): constant text, so that
+ * xray_counters_category can hand it out with no buffer of its own. */
+static const char *
+cat_label(int k)
+{
+  static const char *const cache_label[2 * XRAY__CLEVELS] = { "L1D-HIT", "L1D-MISS", "L2-HIT",
+                                                              "L2-MISS", "L3-HIT",   "L3-MISS",
+                                                              "L4-HIT",  "L4-MISS" };
+
+  return k < NBRANCH ? branch_name[k] : k == PF ? "L2-PREFETCH" : cache_label[k - NBRANCH];
+}
+
+/* Category k's label, define and description. */
 static void
 cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc, size_t desclen)
 {
+  snprintf(label, llen, "%s", cat_label(k));
   if (k < NBRANCH) {
-    snprintf(label, llen, "%s", branch_name[k]);
     snprintf(define, dlen, "%s", branch_define[k]);
     snprintf(desc, desclen, "%s", branch_desc[k]);
     return;
   }
   if (k == PF) {
-    snprintf(label, llen, "L2-PREFETCH");
     snprintf(define, dlen, "XRAY_EVENT_L2_PREFETCHES");
     snprintf(desc, desclen,
              "lines a prefetcher brought into the L2 (none once a block spans "
@@ -87,20 +98,9 @@ cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc,
     return;
   }
   k -= NBRANCH;
-  snprintf(label, llen, "%s-%s", level_name[k / 2], k % 2 ? "MISS" : "HIT");
   snprintf(define, dlen, "XRAY_EVENT_%s_%s", level_name[k / 2], k % 2 ? "MISSES" : "HITS");
   snprintf(desc, desclen, "loads %s the %s", k % 2 ? "that missed" : "served by",
            level_name[k / 2]);
-}
-
-static const char *
-cat_label(int k)
-{
-  static char buf[XRAY__NCAT + 1][16];
-  char d[64], e[64];
-
-  cat_text(k, buf[k], sizeof buf[k], d, sizeof d, e, sizeof e);
-  return buf[k];
 }
 
 /* Category k's count per load at footprint f (f levels missed): a

@@ -186,84 +186,101 @@ xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *s
   return n;
 }
 
+/* What run_ops builds and times: the operations, a kernel per operation
+ * (latency) or six (throughput: 1, 2 and 4 chains at two unrolls), and
+ * their times. */
+struct opset {
+  struct xray__op ops[MAX_OPS];
+  size_t n, nk;
+  struct xray_cspec k[MAX_K];
+  char text[MAX_K][600];
+  struct xray__timed t[MAX_K];
+};
+
+/* Operation i's value from its kernels' times. */
+static void
+judge_op(xray_machine *m, const struct opset *o, size_t i, int throughput, xray_value *v)
+{
+  const struct xray__timed *b = &o->t[throughput ? i * 6 : i];
+  char how[200], what[160];
+  const char *s;
+  double ii;
+  int c, best = 0, len;
+
+  if (!b->avail) {
+    snprintf(how, sizeof how, "%s %s does not offer %s at these flags", m->cc, m->cflags,
+             o->ops[i].type);
+    xray__value_unknown(v, how);
+    return;
+  }
+  /* The fastest K at 2N statements a loop. */
+  if (throughput)
+    for (best = 3, c = 4; c < 6; c++)
+      if (b[c].t < b[best].t)
+        best = c;
+  if (isnan(b[best].t)) {
+    xray__value_unknown(v, m->error);
+    return;
+  }
+  ii = b[best].t;
+  if (throughput && !isnan(b[best - 3].t)) {
+    double d = 2 * b[best].t - b[best - 3].t;
+    ii = fmin(ii, fmax(d, (1 - LOOP_SHARE) * ii));
+  }
+  s = o->k[throughput ? i * 6 + best : i].stmts;
+  len = (int) strcspn(s, "|");
+  if (throughput)
+    snprintf(what, sizeof what,
+             "%d independent chains like %.*s, 2 t(%d) - t(%d) per "
+             "statement (%.3g, %.3g)",
+             chains[best % 3], len, s, 2 * THRU_UNROLL, THRU_UNROLL, b[best].t, b[best - 3].t);
+  else
+    snprintf(what, sizeof what, "dependent chain %.*s", len, s);
+  describe_how(m, how, sizeof how, what, b[best].stack);
+  xray__value_measured(v, xray__quantize(ii), how);
+  v->exact = ii;
+  v->unconfirmed = !b[best].agree || (throughput && !b[best - 3].agree);
+  xray__value_ns(m, v, ii);
+}
+
 static int
 run_ops(xray_machine *m, xray_report *r, int throughput)
 {
-  struct xray__op ops[MAX_OPS];
-  struct xray_cspec k[MAX_K];
-  static char text[MAX_K][600];
-  struct xray__timed t[MAX_K];
-  size_t n, i, nk = 0;
+  struct opset *o = calloc(1, sizeof *o);
   char err[200];
-  int built;
+  size_t i;
+  int built, c, rc = 0;
 
-  if (xray__parse_ops(m->oplist[0] ? m->oplist : DEFAULT_OPS, ops, MAX_OPS, &n, err, sizeof err)) {
-    snprintf(m->error, sizeof m->error, "%s", err);
+  if (!o
+      || xray__parse_ops(m->oplist[0] ? m->oplist : DEFAULT_OPS, o->ops, MAX_OPS, &o->n, err,
+                         sizeof err)) {
+    snprintf(m->error, sizeof m->error, "%s", o ? err : "out of memory");
+    free(o);
     return -1;
   }
-  for (i = 0; i < n; i++) {
-    int c;
+  for (i = 0; i < o->n; i++)
     if (!throughput) {
-      chain_spec(&k[nk], text[nk], sizeof text[nk], ops[i].type, ops[i].op, 1, 32);
-      nk++;
+      chain_spec(&o->k[o->nk], o->text[o->nk], sizeof o->text[o->nk], o->ops[i].type, o->ops[i].op,
+                 1, 32);
+      o->nk++;
     } else
-      for (c = 0; c < 6; c++, nk++)
-        chain_spec(&k[nk], text[nk], sizeof text[nk], ops[i].type, ops[i].op, chains[c % 3],
-                   c < 3 ? THRU_UNROLL : 2 * THRU_UNROLL);
-  }
-  built = xray__time_set(m, k, nk, t) == 0;
-  for (i = 0; i < n; i++) {
-    char name[64], how[200];
+      for (c = 0; c < 6; c++, o->nk++)
+        chain_spec(&o->k[o->nk], o->text[o->nk], sizeof o->text[o->nk], o->ops[i].type,
+                   o->ops[i].op, chains[c % 3], c < 3 ? THRU_UNROLL : 2 * THRU_UNROLL);
+  built = xray__time_set(m, o->k, o->nk, o->t) == 0;
+  for (i = 0; i < o->n && rc == 0; i++) {
+    char name[64];
     xray_value *v;
-    struct xray__timed *b = &t[throughput ? i * 6 : i];
-    double ii = NAN;
-    int c, best = 0;
-
-    xray__define_name(name, sizeof name, throughput ? "II" : "LAT", ops[i].type, ops[i].op);
-    if (!(v = xray__report_param(r, name, ops[i].type, ops[i].op)))
-      return -1;
-    if (!built) {
+    xray__define_name(name, sizeof name, throughput ? "II" : "LAT", o->ops[i].type, o->ops[i].op);
+    if (!(v = xray__report_param(r, name, o->ops[i].type, o->ops[i].op)))
+      rc = -1;
+    else if (!built)
       xray__value_unknown(v, m->error);
-      continue;
-    }
-    if (!b->avail) {
-      snprintf(how, sizeof how, "%s %s does not offer %s at these flags", m->cc, m->cflags,
-               ops[i].type);
-      xray__value_unknown(v, how);
-      continue;
-    }
-    /* The fastest K at 2N statements a loop. */
-    if (throughput)
-      for (best = 3, c = 4; c < 6; c++)
-        if (b[c].t < b[best].t)
-          best = c;
-    if (isnan(b[best].t)) {
-      xray__value_unknown(v, m->error);
-      continue;
-    }
-    ii = b[best].t;
-    if (throughput && !isnan(b[best - 3].t)) {
-      double d = 2 * b[best].t - b[best - 3].t;
-      ii = fmin(ii, fmax(d, (1 - LOOP_SHARE) * ii));
-    }
-    {
-      char what[160];
-      const char *s = k[throughput ? i * 6 + best : i].stmts;
-      int len = (int) strcspn(s, "|");
-      if (throughput)
-        snprintf(what, sizeof what, "%d independent chains like %.*s, 2 t(%d) - t(%d) per "
-                 "statement (%.3g, %.3g)", chains[best % 3], len, s, 2 * THRU_UNROLL,
-                 THRU_UNROLL, b[best].t, b[best - 3].t);
-      else
-        snprintf(what, sizeof what, "dependent chain %.*s", len, s);
-      describe_how(m, how, sizeof how, what, b[best].stack);
-    }
-    xray__value_measured(v, xray__quantize(ii), how);
-    v->exact = ii;
-    v->unconfirmed = !b[best].agree || (throughput && !b[best - 3].agree);
-    xray__value_ns(m, v, ii);
+    else
+      judge_op(m, o, i, throughput, v);
   }
-  return 0;
+  free(o);
+  return rc;
 }
 
 static int

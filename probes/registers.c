@@ -44,6 +44,7 @@ reg_spec(struct xray_cspec *c, char *buf, size_t len, const char *type, int n, i
  * the kernels of a pass. */
 struct regs {
   const char *type[3];
+  char given[3][32]; /* the types of --types, where type[] points */
   xray_value *v[3];
   int lo[3];
   char text[3 * (COARSE + FINE)][400];
@@ -65,7 +66,6 @@ choose_types(xray_machine *m, xray_report *r, struct regs *g)
     char buf[256], *s, *save = NULL;
     snprintf(buf, sizeof buf, "%s", m->types);
     for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-      static char given[3][32];
       c = xray__type_class(s);
       if (g->type[c]) {
         snprintf(m->error, sizeof m->error, "registers: '%s' and '%s' are both %s types",
@@ -75,8 +75,8 @@ choose_types(xray_machine *m, xray_report *r, struct regs *g)
                               : "vector");
         return -1;
       }
-      snprintf(given[c], sizeof given[c], "%s", s);
-      g->type[c] = given[c];
+      snprintf(g->given[c], sizeof g->given[c], "%s", s);
+      g->type[c] = g->given[c];
     }
   } else {
     struct xray_cspec probe[4];
@@ -215,39 +215,51 @@ fine_result(xray_machine *m, struct regs *g, int c, const struct xray__timed *x)
                                    : "no step in the time per statement");
 }
 
-static int
-run_registers(xray_machine *m, xray_report *r)
+/* The fine pass: every n from lo to lo + FINE - 1 of each class, timed
+ * and checked. */
+static void
+fine_pass(xray_machine *m, struct regs *g)
 {
-  static struct regs g;
   size_t nk;
   int c, j;
 
-  memset(&g, 0, sizeof g);
-  if (choose_types(m, r, &g))
-    return -1;
-  if (coarse_pass(m, &g))
-    return 0;
-  /* Fine pass: every n from lo to lo + FINE - 1, timed and checked. */
   for (c = 0, nk = 0; c < 3; c++)
     for (j = 0; j < FINE; j++, nk++)
-      reg_spec(&g.k[nk], g.text[nk], sizeof g.text[nk], g.type[c] ? g.type[c] : "long",
-               g.type[c] ? g.lo[c] + j : 2,
-               !g.type[c]                 ? 1
-                   : 24 > g.lo[c] + j - 1 ? 24
-                                          : g.lo[c] + j - 1);
-  for (c = 0; c < 3 && !g.type[c]; c++)
+      reg_spec(&g->k[nk], g->text[nk], sizeof g->text[nk], g->type[c] ? g->type[c] : "long",
+               g->type[c] ? g->lo[c] + j : 2,
+               !g->type[c]                 ? 1
+                   : 24 > g->lo[c] + j - 1 ? 24
+                                           : g->lo[c] + j - 1);
+  for (c = 0; c < 3 && !g->type[c]; c++)
     ;
   if (c == 3)
-    return 0;
-  if (xray__time_set(m, g.k, nk, g.t)) {
+    return;
+  if (xray__time_set(m, g->k, nk, g->t)) {
     for (c = 0; c < 3; c++)
-      xray__value_unknown(g.v[c], m->error);
-    return 0;
+      xray__value_unknown(g->v[c], m->error);
+    return;
   }
   for (c = 0; c < 3; c++)
-    if (g.type[c])
-      fine_result(m, &g, c, &g.t[c * FINE]);
-  return 0;
+    if (g->type[c])
+      fine_result(m, g, c, &g->t[c * FINE]);
+}
+
+static int
+run_registers(xray_machine *m, xray_report *r)
+{
+  struct regs *g = calloc(1, sizeof *g);
+  int rc = 0;
+
+  if (!g) {
+    snprintf(m->error, sizeof m->error, "registers: out of memory");
+    return -1;
+  }
+  if (choose_types(m, r, g))
+    rc = -1;
+  else if (!coarse_pass(m, g))
+    fine_pass(m, g);
+  free(g);
+  return rc;
 }
 
 const xray_probe xray__probe_registers = {

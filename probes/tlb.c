@@ -287,15 +287,15 @@ counted_twice(const struct found *f)
   return k >= 2;
 }
 
+/* The counts of the first level's runs, each after a space, in s. */
 static const char *
-counts0(const struct found *f)
+counts0(const struct found *f, char *s, size_t size)
 {
-  static char s[64];
   size_t i, len = 0;
 
   s[0] = 0;
-  for (i = 0; i < f->nc0 && len < sizeof s; i++)
-    len += (size_t) snprintf(s + len, sizeof s - len, " %zu", f->c0[i]);
+  for (i = 0; i < f->nc0 && len < size; i++)
+    len += (size_t) snprintf(s + len, size - len, " %zu", f->c0[i]);
   return s;
 }
 
@@ -347,9 +347,11 @@ report_entries(struct found *f, struct tvals *v)
                         "; not confirmed: not its %zu ways times a power of two sets, "
                         "so one count is short",
                         f->ways);
-    else if (i == 0 && f->exact[0] && !counted_twice(f))
+    else if (i == 0 && f->exact[0] && !counted_twice(f)) {
+      char counts[64];
       xray__value_doubt(v->e1, "; not confirmed: counted %zu only once (counts:%s)", f->e[0],
-                        counts0(f));
+                        counts0(f, counts, sizeof counts));
+    }
   }
 }
 
