@@ -50,10 +50,6 @@ int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, in
 double xray__pair_median(xray_machine *m, int a, int b);
 #define XRAY__SAME_CORE 0.75
 
-/* The most CPUs a probe lists (the machine's cpus op): a probe that
- * pairs or places CPUs asks for at most this many. */
-#define XRAY__MAX_CPUS 1024
-
 /* probes/sharing.c: the index in cpu[0..n-1] of the first CPU that is
  * not a hardware thread of cpu[0]'s core (the cores probe's answer in rep
  * if it has one, else the pairwise test); -1 with why. */

@@ -272,12 +272,16 @@ const char *xray__os_root(void);
 int xray__os_line(const char *path, char *buf, size_t len);
 int xray__os_cpu_list(const char *path, int *cpu, int max);
 
+/* The most CPUs xray lists, pins or pairs: a kind's CPUs, a probe's
+ * placements, the OS view's CPU lists.  Past it a list is cut, never
+ * overrun. */
+#define XRAY__MAX_CPUS 1024
+
 /* A kind of core (performance, efficiency) and its CPUs. */
-#define XRAY__KIND_CPUS 1024
 #define XRAY__KINDS_MAX 8
 struct xray__kind {
   char name[32];
-  int cpu[XRAY__KIND_CPUS], ncpu;
+  int cpu[XRAY__MAX_CPUS], ncpu;
 };
 /* machine/os-kinds.c: the kinds of core the OS tells apart, the fastest first
  * (hwloc's cpukinds, Intel's cpu_core and cpu_atom PMUs, Arm's

@@ -46,9 +46,9 @@ sysfs_pmu_kinds(struct xray__kind *k, int max)
 
   for (i = 0; i < sizeof pmus / sizeof *pmus && n < max; i++) {
     snprintf(path, sizeof path, "/sys/devices/%s/cpus", pmus[i][0]);
-    if ((k[n].ncpu = xray__os_cpu_list(path, k[n].cpu, XRAY__KIND_CPUS)) > 0) {
-      if (k[n].ncpu > XRAY__KIND_CPUS)
-        k[n].ncpu = XRAY__KIND_CPUS;
+    if ((k[n].ncpu = xray__os_cpu_list(path, k[n].cpu, XRAY__MAX_CPUS)) > 0) {
+      if (k[n].ncpu > XRAY__MAX_CPUS)
+        k[n].ncpu = XRAY__MAX_CPUS;
       kind_name(&k[n], pmus[i][1]);
       n++;
     }
@@ -61,12 +61,12 @@ sysfs_pmu_kinds(struct xray__kind *k, int max)
 static int
 sysfs_capacity_kinds(struct xray__kind *k, int max)
 {
-  static int cpu[XRAY__KIND_CPUS];
+  int cpu[XRAY__MAX_CPUS];
   long cap[16];
   char path[96], buf[32];
-  int n = xray__os_cpu_list("/sys/devices/system/cpu/online", cpu, XRAY__KIND_CPUS), i, j, nk = 0;
+  int n = xray__os_cpu_list("/sys/devices/system/cpu/online", cpu, XRAY__MAX_CPUS), i, j, nk = 0;
 
-  for (i = 0; i < n && i < XRAY__KIND_CPUS; i++) {
+  for (i = 0; i < n && i < XRAY__MAX_CPUS; i++) {
     long c;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu[i]);
     if (xray__os_line(path, buf, sizeof buf) || (c = atol(buf)) <= 0)
@@ -129,7 +129,7 @@ hwloc_kinds(struct xray__kind *k, int max)
     if (!name[0])
       snprintf(name, sizeof name, "efficiency%d", eff);
     k[n].ncpu = 0;
-    hwloc_bitmap_foreach_begin(c, set) if (k[n].ncpu < XRAY__KIND_CPUS) k[n].cpu[k[n].ncpu++] = c;
+    hwloc_bitmap_foreach_begin(c, set) if (k[n].ncpu < XRAY__MAX_CPUS) k[n].cpu[k[n].ncpu++] = c;
     hwloc_bitmap_foreach_end();
     kind_name(&k[n], name);
     n += k[n].ncpu > 0;
@@ -145,15 +145,15 @@ hwloc_kinds(struct xray__kind *k, int max)
 static int
 usable_kinds(struct xray__kind *k, int n)
 {
-  static int mine[XRAY__KIND_CPUS];
-  int nm = xray__affinity(mine, XRAY__KIND_CPUS), i, j, a, kept = 0;
+  int mine[XRAY__MAX_CPUS];
+  int nm = xray__affinity(mine, XRAY__MAX_CPUS), i, j, a, kept = 0;
 
   if (nm <= 0)
     return n;
   for (i = 0; i < n; i++) {
     int c = 0;
     for (j = 0; j < k[i].ncpu; j++)
-      for (a = 0; a < nm && a < XRAY__KIND_CPUS; a++)
+      for (a = 0; a < nm && a < XRAY__MAX_CPUS; a++)
         if (mine[a] == k[i].cpu[j]) {
           k[i].cpu[c++] = k[i].cpu[j];
           break;
@@ -207,13 +207,7 @@ xray__bind(const int *cpu, int n)
 
 /* The pins this thread holds, innermost first.  Per thread: a binding is
  * a thread's, and two threads may each measure a machine of their own. */
-#if defined(__GNUC__) || defined(__clang__)
-static __thread struct xray__pin *pins;
-#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-static _Thread_local struct xray__pin *pins;
-#else
-static struct xray__pin *pins;
-#endif
+static XRAY__THREAD_LOCAL struct xray__pin *pins;
 
 const struct xray__pin *
 xray__pinned(void)

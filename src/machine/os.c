@@ -350,18 +350,21 @@ online_cpus(int *cpu, int max)
 static int
 sysfs_shared_by(int level, double *v)
 {
-  static int cpu[4096], with[4096];
   char dir[128], path[192];
-  int n = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), k, j, nw, count = 0;
+  int *cpu = malloc(2 * XRAY__MAX_CPUS * sizeof *cpu), *with = cpu + XRAY__MAX_CPUS, n, k, j,
+      nw = 0, count = 0;
 
-  if (n < 1 || cache_dir(cpu[0], level, "Unified", dir, sizeof dir))
+  if (!cpu)
     return -1;
-  snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
-  if ((nw = xray__os_cpu_list(path, with, 4096)) < 1)
-    return -1;
-  for (k = 0; k < nw && k < 4096; k++)
-    for (j = 0; j < n && j < 4096; j++)
+  n = xray__os_root() ? online_cpus(cpu, XRAY__MAX_CPUS) : xray__affinity(cpu, XRAY__MAX_CPUS);
+  if (n >= 1 && !cache_dir(cpu[0], level, "Unified", dir, sizeof dir)) {
+    snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
+    nw = xray__os_cpu_list(path, with, XRAY__MAX_CPUS);
+  }
+  for (k = 0; k < nw && k < XRAY__MAX_CPUS; k++)
+    for (j = 0; j < n && j < XRAY__MAX_CPUS; j++)
       count += with[k] == cpu[j];
+  free(cpu);
   *v = count;
   return count > 0 ? 0 : -1;
 }
@@ -370,12 +373,13 @@ static int
 sysfs_cores(double *cores, double *smt)
 {
   char path[128], buf[64];
-  static int cpu[4096];
-  long seen[1024][3];
-  int ncpu = xray__os_root() ? online_cpus(cpu, 4096) : xray__affinity(cpu, 4096), i, k, n = 0,
-      most = 0;
+  int cpu[XRAY__MAX_CPUS];
+  long seen[XRAY__MAX_CPUS][3];
+  int ncpu =
+          xray__os_root() ? online_cpus(cpu, XRAY__MAX_CPUS) : xray__affinity(cpu, XRAY__MAX_CPUS),
+      i, k, n = 0, most = 0;
 
-  for (k = 0; k < (ncpu > 4096 ? 4096 : ncpu); k++) {
+  for (k = 0; k < (ncpu > XRAY__MAX_CPUS ? XRAY__MAX_CPUS : ncpu); k++) {
     long pkg, core;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu[k]);
     if (xray__os_line(path, buf, sizeof buf))
@@ -386,7 +390,7 @@ sysfs_cores(double *cores, double *smt)
     pkg = xray__os_line(path, buf, sizeof buf) ? 0 : atol(buf);
     for (i = 0; i < n && !(seen[i][0] == pkg && seen[i][1] == core); i++)
       ;
-    if (i == n && n < 1024) {
+    if (i == n && n < XRAY__MAX_CPUS) {
       seen[n][0] = pkg;
       seen[n][1] = core;
       seen[n][2] = 0;

@@ -19,6 +19,16 @@
 #define XRAY__UNINSTRUMENTED
 #endif
 
+/* State of one thread's own (a pin, a signal's way back): two threads may
+ * each measure a machine of their own. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XRAY__THREAD_LOCAL __thread
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define XRAY__THREAD_LOCAL _Thread_local
+#else
+#define XRAY__THREAD_LOCAL
+#endif
+
 /* measure/decimal.c: a decimal number as strtod reads it, and nothing else (no
  * hexadecimal, infinity or NaN); *end == s if there is none. */
 double xray__decimal(const char *s, char **end);

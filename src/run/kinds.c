@@ -110,7 +110,7 @@ find_simulated(xray_kinds *k, const char *spec, char *err, size_t errlen)
     spec_kind_name(k->spec[k->n], k->k[k->n].name, sizeof k->k[k->n].name);
     if (!k->k[k->n].name[0])
       snprintf(k->k[k->n].name, sizeof k->k[k->n].name, "kind%zu", k->n + 1);
-    for (c = 0; c < ncpu && c < XRAY__KIND_CPUS; c++)
+    for (c = 0; c < ncpu && c < XRAY__MAX_CPUS; c++)
       k->k[k->n].cpu[c] = next + c;
     k->k[k->n].ncpu = c;
     next += ncpu;
@@ -141,9 +141,9 @@ xray_kinds_find(const char *simulate, char *err, size_t errlen)
     if (k->n < 2) {
       k->n = 1;
       snprintf(k->k[0].name, sizeof k->k[0].name, "all");
-      k->k[0].ncpu = xray__affinity(k->k[0].cpu, XRAY__KIND_CPUS);
-      if (k->k[0].ncpu > XRAY__KIND_CPUS)
-        k->k[0].ncpu = XRAY__KIND_CPUS;
+      k->k[0].ncpu = xray__affinity(k->k[0].cpu, XRAY__MAX_CPUS);
+      if (k->k[0].ncpu > XRAY__MAX_CPUS)
+        k->k[0].ncpu = XRAY__MAX_CPUS;
       snprintf(k->source, sizeof k->source, "one kind");
     }
   }
@@ -188,11 +188,11 @@ xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen)
   if (k->n > 1) {
     /* The binding the caller had comes back with xray_kinds_free. */
     if (!k->mask) {
-      if (!(k->mask = malloc(XRAY__KIND_CPUS * sizeof *k->mask))) {
+      if (!(k->mask = malloc(XRAY__MAX_CPUS * sizeof *k->mask))) {
         snprintf(err, errlen, "out of memory");
         return NULL;
       }
-      k->nmask = xray__affinity(k->mask, XRAY__KIND_CPUS);
+      k->nmask = xray__affinity(k->mask, XRAY__MAX_CPUS);
     }
     if (xray__bind(k->k[i].cpu, k->k[i].ncpu)) {
       snprintf(err, errlen, "cannot bind to the CPUs of kind %zu (%s: %s)", i + 1, k->k[i].name,
@@ -211,7 +211,7 @@ xray_kinds_free(xray_kinds *k)
   if (!k)
     return;
   if (k->mask && k->nmask > 0)
-    xray__bind(k->mask, k->nmask < XRAY__KIND_CPUS ? k->nmask : XRAY__KIND_CPUS);
+    xray__bind(k->mask, k->nmask < XRAY__MAX_CPUS ? k->nmask : XRAY__MAX_CPUS);
   free(k->mask);
   for (i = 0; i < XRAY__KINDS_MAX; i++)
     free(k->spec[i]);
