@@ -45,7 +45,8 @@ forget(void)
 /* A run killed by SIGKILL (or a library caller's signal with no handler)
  * leaves its directory behind.  Each kernel's directory lives for seconds,
  * so one of this user's older than a day is such a leftover: its files
- * (xray makes no subdirectories) and it go. */
+ * (xray makes no subdirectories) and it go.  Once a process, whichever
+ * thread comes first. */
 static void
 sweep_stale(const char *tmp)
 {
@@ -56,7 +57,7 @@ sweep_stale(const char *tmp)
   char path[512], file[1024];
   time_t now = time(NULL);
 
-  if (swept++ || !(d = opendir(tmp)))
+  if (__atomic_exchange_n(&swept, 1, __ATOMIC_RELAXED) || !(d = opendir(tmp)))
     return;
   while ((e = readdir(d))) {
     if (strncmp(e->d_name, "xray.", 5) != 0 || strlen(e->d_name) != 11)

@@ -24,6 +24,7 @@
 #endif
 #ifdef XRAY__HAVE_PAPI
 #include <papi.h>
+#include <pthread.h>
 #endif
 
 /* perf's generic names: the hardware events and the hardware cache ones
@@ -164,9 +165,11 @@ xray__pmu_access(char *why, size_t len)
 
 #ifdef XRAY__HAVE_PAPI
 /* PAPI's native events, each with every flag (unit mask) it takes, as
- * papi_native_avail -e lists them; read once. */
+ * papi_native_avail -e lists them; read once a process (pthread_once),
+ * then only read. */
 static char **natives;
 static size_t nnatives;
+static pthread_once_t natives_once = PTHREAD_ONCE_INIT;
 
 static void
 add_native(int code, size_t *cap)
@@ -187,13 +190,9 @@ add_native(int code, size_t *cap)
 static void
 read_natives(void)
 {
-  static int done;
   size_t cap = 0;
   int code = PAPI_NATIVE_MASK, umask;
 
-  if (done)
-    return;
-  done = 1;
   if ((PAPI_is_initialized() == PAPI_NOT_INITED
        && PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
       || PAPI_enum_event(&code, PAPI_ENUM_FIRST) != PAPI_OK)
@@ -219,7 +218,7 @@ xray__pmu_event_at(size_t i)
   i -= NGENERIC;
 #endif
 #ifdef XRAY__HAVE_PAPI
-  read_natives();
+  pthread_once(&natives_once, read_natives);
   return i < nnatives ? natives[i] : NULL;
 #else
   (void) i;

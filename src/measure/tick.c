@@ -6,6 +6,7 @@
  * xray__calibrate_core(), never from this rate. */
 #include "xray-internal.h"
 
+#include <pthread.h>
 #include <time.h>
 
 double
@@ -19,18 +20,19 @@ xray__now(void)
 /* Ticks per second: the ISA's where it fixes one, else against
  * CLOCK_MONOTONIC over about 20 ms.  Both clocks keep running through a
  * preemption, so a long spin is accurate here where it would not be for
- * timing a kernel. */
-double
-xray__tick_hz(void)
+ * timing a kernel.  Measured once a process (pthread_once: every thread
+ * and machine then converts with the same rate). */
+static double hz;
+static pthread_once_t hz_once = PTHREAD_ONCE_INIT;
+
+static void
+find_hz(void)
 {
-  static double hz;
   double t0, t1;
   uint64_t k0, k1;
 
-  if (hz > 0)
-    return hz;
   if ((hz = xray__isa_tick_hz()) > 0)
-    return hz;
+    return;
   t0 = xray__now();
   k0 = xray__isa_ticks();
   do
@@ -38,5 +40,11 @@ xray__tick_hz(void)
   while (t1 - t0 < 0.02);
   k1 = xray__isa_ticks();
   hz = (double) (k1 - k0) / (t1 - t0);
+}
+
+double
+xray__tick_hz(void)
+{
+  pthread_once(&hz_once, find_hz);
   return hz;
 }

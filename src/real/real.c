@@ -393,7 +393,9 @@ real_clock(xray_machine *base, double *tsc_hz)
 
 /* --- fused multiply-add instructions ------------------------------------ */
 
-static sigjmp_buf fma_jmp;
+/* SIGILL comes to the thread that ran the instruction: its way back is
+ * that thread's. */
+static XRAY__THREAD_LOCAL sigjmp_buf fma_jmp;
 
 static void
 on_sigill(int sig)
