@@ -2,16 +2,43 @@
  * load misses a level of P colours of A ways, under LRU, under a measured
  * replacement policy and under the optimal one, and its fit to a
  * transition. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* lgamma_r */
+#endif
 #include "caches.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* log(Gamma(x)).  lgamma also writes the sign of Gamma(x) to the global
+ * signgam, where two threads fitting at once would race; lgamma_r gives
+ * the same value and keeps the sign in the caller's int.  Where it is not
+ * known to exist, lgamma under a lock. */
+static double
+log_gamma(double x)
+{
+#if defined(__linux__) || defined(__GLIBC__) || defined(__FreeBSD__) || defined(__NetBSD__)        \
+    || defined(__OpenBSD__)
+  int sign;
+
+  return lgamma_r(x, &sign);
+#else
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  double y;
+
+  pthread_mutex_lock(&lock);
+  y = lgamma(x);
+  pthread_mutex_unlock(&lock);
+  return y;
+#endif
+}
+
 /* --- the model ----------------------------------------------------------- */
 
-/* Pr[X = x] for X ~ Binomial(n, 1/P), by logarithms: lgn is lgamma(n +
- * 1), lgx lgamma(x + 1), lgnx lgamma(n - x + 1), lp log(1 / P), lq
+/* Pr[X = x] for X ~ Binomial(n, 1/P), by logarithms: lgn is log_gamma(n +
+ * 1), lgx log_gamma(x + 1), lgnx log_gamma(n - x + 1), lp log(1 / P), lq
  * log1p(-1 / P).  A fit evaluates the model thousands of times over the
  * same points (n) and the same candidate P, so what depends on them alone
  * is computed once, and a fit keeps the log-gammas of its points in a
@@ -23,9 +50,9 @@ binomial_at(double n, double x, double lgn, double lgx, double lgnx, double lp, 
   return exp(lgn - lgx - lgnx + x * lp + (n - x) * lq);
 }
 
-/* The log-gammas of a fit's points: lgn[i] = lgamma(n + 1) and nx[i][x] =
- * lgamma(n - x + 1) for n = k[i] - 1 and x <= n, x < QMAX; lgx[x] =
- * lgamma(x + 1). */
+/* The log-gammas of a fit's points: lgn[i] = log_gamma(n + 1) and nx[i][x] =
+ * log_gamma(n - x + 1) for n = k[i] - 1 and x <= n, x < QMAX; lgx[x] =
+ * log_gamma(x + 1). */
 struct lgtab {
   double lgx[QMAX], lgn[MAX_PTS], nx[MAX_PTS][QMAX];
 };
@@ -39,12 +66,12 @@ lgtab_new(const struct fitdata *d)
   if (!t)
     return NULL;
   for (x = 0; x < QMAX; x++)
-    t->lgx[x] = lgamma((double) x + 1);
+    t->lgx[x] = log_gamma((double) x + 1);
   for (i = 0; i < d->n && i < MAX_PTS; i++) {
     double n = d->k[i] - 1;
-    t->lgn[i] = lgamma(n + 1);
+    t->lgn[i] = log_gamma(n + 1);
     for (x = 0; x < QMAX && x <= n; x++)
-      t->nx[i][x] = lgamma(n - x + 1);
+      t->nx[i][x] = log_gamma(n - x + 1);
   }
   return t;
 }
@@ -60,12 +87,12 @@ colour_miss_t(double k, double P, int A, const struct lgtab *t, int i)
     return k - 1 >= A ? 1 : 0;
   if (n < A)
     return 0;
-  lgn = t ? t->lgn[i] : lgamma(n + 1);
+  lgn = t ? t->lgn[i] : log_gamma(n + 1);
   lp = log(1 / P);
   lq = log1p(-1 / P);
   for (x = 0; x < A; x++)
     below += t && x < QMAX ? binomial_at(n, x, lgn, t->lgx[x], t->nx[i][x], lp, lq)
-                           : binomial_at(n, x, lgn, lgamma(x + 1), lgamma(n - x + 1), lp, lq);
+                           : binomial_at(n, x, lgn, log_gamma(x + 1), log_gamma(n - x + 1), lp, lq);
   return below >= 1 ? 0 : 1 - below;
 }
 
@@ -86,12 +113,12 @@ colour_miss_q(double k, double P, const double *q, const struct lgtab *t, int i)
 
   if (P <= 1)
     return n + 1 <= QMAX ? q[(int) (n + 1)] : 1;
-  lgn = t ? t->lgn[i] : lgamma(n + 1);
+  lgn = t ? t->lgn[i] : log_gamma(n + 1);
   lp = log(1 / P);
   lq = log1p(-1 / P);
   for (j = 0; j <= n && j + 1 <= QMAX; j++) {
     double pm = t ? binomial_at(n, j, lgn, t->lgx[j], t->nx[i][j], lp, lq)
-                  : binomial_at(n, j, lgn, lgamma(j + 1), lgamma(n - j + 1), lp, lq);
+                  : binomial_at(n, j, lgn, log_gamma(j + 1), log_gamma(n - j + 1), lp, lq);
     sum += pm * q[j + 1];
     cdf += pm;
   }
