@@ -479,10 +479,10 @@ static xray_report *
 measure_kinds(const struct settings *s, xray_kinds *kinds, xray_machine *m,
               struct xray_cli_owned *own, int *rc)
 {
-  static struct xray_cli_owned scratch[16];
+  struct xray_cli_owned scratch[16];
   size_t n = kinds ? xray_kinds_count(kinds) : 1, i, first = s->kind ? (size_t) s->kind - 1 : 0;
   xray_report *rep, *more[8] = { NULL };
-  static char label[64]; /* progress_kind, while the probes run */
+  char label[64]; /* progress_kind, while the probes run */
 
   if (n > 1) {
     snprintf(label, sizeof label, " on %s cores", xray_kinds_name(kinds, first));
@@ -545,10 +545,10 @@ main(int argc, char **argv)
     XRAY_FORMAT_TEXT, "-", NULL,     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
     XRAY_KERNEL_AUTO, 2.0, { NULL }, 0
   };
-  static struct xray_cli_owned own[16]; /* each probe's values in the report */
+  struct xray_cli_owned own[16]; /* each probe's values in the report */
   FILE *plotf = NULL;
   xray_report *rep = NULL;
-  static char rpath[3][4096];   /* a recording's files */
+  char rpath[3][4096] = { "", "", "" }; /* a recording's files */
   xray_machine *m;
   xray_kinds *kinds;
   size_t first;
