@@ -6,8 +6,22 @@
 #endif
 #include "xray-internal.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+double
+xray__machine_fail(xray_machine *m, enum xray__failure kind, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(m->error, sizeof m->error, fmt, ap);
+  va_end(ap);
+  m->failure = kind;
+  return NAN;
+}
 
 void
 xray__machine_begin(xray_machine *m)

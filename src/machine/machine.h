@@ -179,6 +179,15 @@ struct xray__machine_ops {
   int (*recall)(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
 };
 
+/* What kind of failure a slot that gave no value met, beside the text in
+ * m->error: probes branch on this, never on the text.  A backend sets
+ * both with xray__machine_fail(). */
+enum xray__failure {
+  XRAY__FAIL_ERROR, /* the measurement failed; the text says why */
+  XRAY__FAIL_ABSENT, /* the machine lacks what was asked (an instruction) */
+  XRAY__FAIL_UNRECORDED /* a replay holds no such point */
+};
+
 struct xray_machine {
   const struct xray__machine_ops *ops;
   int simulated; /* kernels are modelled, not run: any ISA's will do */
@@ -205,7 +214,8 @@ struct xray_machine {
   char *cc, *cflags; /* for C kernels: never NULL once the machine exists */
   char oplist[512]; /* TYPE:OP,... for the latency and throughput probes */
   char types[256]; /* TYPE,... for the registers probe */
-  char error[200]; /* why a measurement was impossible */
+  char error[200]; /* why a measurement was impossible, for people */
+  enum xray__failure failure; /* and what kind of why, for probes */
 };
 
 /* The machine's OS view of a value (its backend's os_view). */
@@ -217,6 +227,10 @@ int xray__os_view(const xray_machine *m, const char *name, double *v, char *src,
  * error, where it has none).  The kernel label names everything besides x
  * that decides the time, so that a recording answers only like with like. */
 double xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y);
+/* A slot's failure: the text (printf-style) in m->error and its kind in
+ * m->failure; returns NAN, the slot's answer. */
+double xray__machine_fail(xray_machine *m, enum xray__failure kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A probe starts: the backend's begin. */
 void xray__machine_begin(xray_machine *m);
 /* Whether probes must use the C path (xray_kernel, and the ISA). */

@@ -418,10 +418,9 @@ real_fma(xray_machine *base, int chains)
   struct xray__kernel k = { run_fma, &chains };
   volatile int ok = 0;
 
-  if (!xray__isa_fma_name) {
-    snprintf(base->error, sizeof base->error, "xray has no fused multiply-add kernel for this ISA");
-    return NAN;
-  }
+  if (!xray__isa_fma_name)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR,
+                              "xray has no fused multiply-add kernel for this ISA");
   if (chains != 1)
     chains = 12;
   memset(&sa, 0, sizeof sa);
@@ -433,11 +432,9 @@ real_fma(xray_machine *base, int chains)
     ok = 1;
   }
   sigaction(SIGILL, &old, NULL);
-  if (!ok) {
-    snprintf(base->error, sizeof base->error, "the processor does not execute %s",
-             xray__isa_fma_name);
-    return NAN;
-  }
+  if (!ok)
+    return xray__machine_fail(base, XRAY__FAIL_ABSENT, "the processor does not execute %s",
+                              xray__isa_fma_name);
   /* Both loops run 12 instructions per iteration. */
   {
     double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));

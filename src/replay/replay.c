@@ -275,8 +275,7 @@ rp_os_view(const xray_machine *base, const char *name, double *v, char *src, siz
 static double
 none(xray_machine *base)
 {
-  snprintf(base->error, sizeof base->error, "a replay holds only recorded points");
-  return NAN;
+  return xray__machine_fail(base, XRAY__FAIL_UNRECORDED, "a replay holds only recorded points");
 }
 
 static double

@@ -242,10 +242,9 @@ sim_fma(xray_machine *base, int chains)
   struct sim *m = (struct sim *) base;
   const struct xray__sim_core *c = &m->cpu;
 
-  if (!c->fma_isa) {
-    snprintf(base->error, sizeof base->error, "the simulated processor has no FMA instruction");
-    return NAN;
-  }
+  if (!c->fma_isa)
+    return xray__machine_fail(base, XRAY__FAIL_ABSENT,
+                              "the simulated processor has no FMA instruction");
   chains = chains == 1 ? 1 : 12;
   return xray__sim_noise(m, fmax(c->lat[1][3] / chains, 1 / c->thru[1][3]));
 }
