@@ -66,7 +66,7 @@ struct cc {
   int next;                             /* the scan's next point, K_MIN r^next */
   int failed;
   int out_of_time;                      /* the scan stopped at its deadline */
-  double start;                         /* when the probe began (0: simulated) */
+  double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
   long tests;                           /* conflict tests of the level so far */
 };

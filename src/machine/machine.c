@@ -43,7 +43,7 @@ xray__os_view(const xray_machine *m, const char *name, double *v, char *src, siz
 int
 xray_machine_set_kernel(xray_machine *m, xray_kernel k)
 {
-  if (k == XRAY_KERNEL_MACHINE_CODE && !m->simulated && !xray__machine_code_isa())
+  if (k == XRAY_KERNEL_MACHINE_CODE && !m->modelled && !xray__machine_code_isa())
     return -1;
   m->kernel = k;
   return 0;
@@ -80,7 +80,7 @@ int
 xray__machine_uses_c(const xray_machine *m)
 {
   return m->kernel == XRAY_KERNEL_C
-         || (m->kernel == XRAY_KERNEL_AUTO && !m->simulated && !xray__machine_code_isa());
+      || (m->kernel == XRAY_KERNEL_AUTO && !m->modelled && !xray__machine_code_isa());
 }
 
 void
@@ -111,12 +111,6 @@ const char *
 xray_machine_describe(const xray_machine *m)
 {
   return m->desc;
-}
-
-int
-xray_machine_is_simulated(const xray_machine *m)
-{
-  return m->simulated;
 }
 
 double

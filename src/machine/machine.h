@@ -190,7 +190,7 @@ enum xray__failure {
 
 struct xray_machine {
   const struct xray__machine_ops *ops;
-  int simulated; /* kernels are modelled, not run: any ISA's will do */
+  int modelled; /* kernels are modelled, not run: machine code of any ISA will do */
   /* What a probe may ask of a machine (it never asks which backend it
    * is).  timed: its measurements take real time on this host, so
    * deadlines, pauses and this host's limits (CFS quota) apply.

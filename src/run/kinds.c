@@ -18,10 +18,9 @@
 
 struct xray_kinds {
   size_t n;
-  int simulated;
   char source[48];
   struct xray__kind k[XRAY__KINDS_MAX];
-  char *spec[XRAY__KINDS_MAX]; /* simulated: each kind's machine */
+  char *spec[XRAY__KINDS_MAX]; /* kinds of a --simulate spec: each one's machine */
   char cpus[XRAY__KINDS_MAX][160]; /* the CPU list, as sysfs writes one */
   int *mask, nmask; /* the binding to restore (this machine) */
 };
@@ -75,12 +74,11 @@ spec_kind_name(const char *spec, char *name, size_t len)
 /* The simulated kinds of spec: one a ';'-separated part; each part is
  * checked as a machine of its own, so that a bad one is named. */
 static int
-find_simulated(xray_kinds *k, const char *spec, char *err, size_t errlen)
+kinds_of_spec(xray_kinds *k, const char *spec, char *err, size_t errlen)
 {
   const char *p = spec;
   int next = 0;
 
-  k->simulated = 1;
   snprintf(k->source, sizeof k->source, "simulated");
   for (;;) {
     size_t len = strcspn(p, ";");
@@ -132,7 +130,7 @@ xray_kinds_find(const char *simulate, char *err, size_t errlen)
     return NULL;
   }
   if (simulate) {
-    if (find_simulated(k, simulate, err, errlen)) {
+    if (kinds_of_spec(k, simulate, err, errlen)) {
       xray_kinds_free(k);
       return NULL;
     }
@@ -183,7 +181,7 @@ xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen)
     snprintf(err, errlen, "there is no kind %zu (the machine has %zu)", i + 1, k->n);
     return NULL;
   }
-  if (k->simulated)
+  if (k->spec[i])
     return xray_machine_simulated(k->spec[i], err, errlen);
   if (k->n > 1) {
     /* The binding the caller had comes back with xray_kinds_free. */

@@ -399,6 +399,13 @@ static const struct xray__machine_ops sim_ops = {
   .os_view = sim_os_view,
 };
 
+/* The public API's question: a machine this file made. */
+int
+xray_machine_is_simulated(const xray_machine *m)
+{
+  return m->ops == &sim_ops;
+}
+
 xray_machine *
 xray_machine_simulated(const char *spec, char *err, size_t errlen)
 {
@@ -445,7 +452,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
     m->tbase = (unsigned long) ((UINT64_C(1) << 52) / t->line);
   }
   m->base.ops = &sim_ops;
-  m->base.simulated = 1;
+  m->base.modelled = 1;
   m->base.tenants = m->tenant > 0;
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
