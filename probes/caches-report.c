@@ -56,7 +56,7 @@ caches_probe_unavailable(xray_report *r, xray_value *vlev)
 static void
 report_model_size(const struct level *l, xray_value *v[4], const char *method, int shared)
 {
-  char msg[200];
+  char msg[XRAY__REASON_LEN];
 
   xray__value_measured(v[0], l->size, method);
   v[0]->effective = shared;
@@ -100,7 +100,7 @@ static void
 report_unfitted(const struct cc *c, const struct level *l, xray_value *v[4], char *method,
                 size_t len)
 {
-  char msg[200];
+  char msg[XRAY__REASON_LEN];
 
   if (l->fit.rms > FIT_RMS)
     /* Capacity and ways come from one model: if it does not explain
@@ -132,7 +132,7 @@ report_unfitted(const struct cc *c, const struct level *l, xray_value *v[4], cha
 static void
 report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int shared)
 {
-  char method[240];
+  char method[XRAY__METHOD_LEN];
 
   snprintf(method, sizeof method,
            "page-colour model fitted to the transition at %.0f-%.0f pages: %.0f colours "
@@ -176,7 +176,7 @@ report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int
 static int
 doubt_shared(struct cc *c, double k, xray_value *v)
 {
-  char why[240];
+  char why[XRAY__REASON_LEN];
   int shared;
 
   if (v->source != XRAY_SOURCE_MEASURED || v->unconfirmed)
@@ -240,7 +240,7 @@ report_checks(struct cc *c, struct shape *S, int i, xray_value *v[4])
   if (isnan(l->size) && isnan(l->k50))
     xray__value_unknown(v[2], "needs the level's capacity, which the model did not establish");
   else if (isnan(l->line)) {
-    char why[240];
+    char why[XRAY__REASON_LEN];
     xray__value_unknown(v[2], l->why);
     /* No line, but later levels' latencies need to know whether the
      * loads share this level's lines. */
@@ -269,7 +269,7 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
 {
   const struct level *l = &S->L[i];
   const int *first = S->first, *last = S->last;
-  char method[240], msg[200];
+  char method[XRAY__METHOD_LEN], msg[XRAY__REASON_LEN];
 
   snprintf(method, sizeof method, "plateau of the time per load at %.0f-%.0f pages%s",
            c->pt[first[i]].k, c->pt[last[i]].k,
@@ -425,7 +425,7 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
 {
   xray_machine *m = c->m;
   int *first = S->first, *last = S->last, nl = S->nl;
-  char method[240];
+  char method[XRAY__METHOD_LEN];
   xray_value *vmem;
 
   vmem = xray__report_param(r, "XRAY_MEM_LATENCY", NULL, NULL);
@@ -457,7 +457,7 @@ caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *
        * misses, which another tenant's share can make flat, costs less
        * with fewer lines). */
       if (vmem->source == XRAY_SOURCE_MEASURED && !vmem->unconfirmed) {
-        char cwhy[240];
+        char cwhy[XRAY__REASON_LEN];
         int e = first[nl] + 1 <= last[nl] ? first[nl] + 1 : first[nl];
         if (caches_lines_shared(c, c->pt[e].k, cwhy, sizeof cwhy) == 2)
           xray__value_doubt(vmem, "; not confirmed: %s", cwhy);
@@ -474,7 +474,7 @@ int
 caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char *why, char *lastwhy,
                     char *unsettled, size_t len)
 {
-  char method[240];
+  char method[XRAY__METHOD_LEN];
   int nl = S->nl, i, merged;
 
   /* The step to memory of a shared last level spans a few octaves at

@@ -12,6 +12,12 @@
 /* run/report.c: the results behind xray.h's opaque types.  The fixed
  * arrays are private: a longer field changes no program linked to
  * libxray. */
+/* A value's method and reason at most; a probe builds them in buffers of
+ * these sizes, so that only the value's own setters shorten them, and
+ * visibly ("..."). */
+#define XRAY__METHOD_LEN 640
+#define XRAY__REASON_LEN 400
+
 struct xray_value {
   char name[48]; /* define name, e.g. XRAY_L1I_SIZE */
   char desc[96];
@@ -24,8 +30,8 @@ struct xray_value {
   int disagree; /* measured and OS differ by > tolerance */
   int unconfirmed; /* repeated determinations did not agree */
   double seconds; /* spent measuring this value's probe */
-  char method[640]; /* kernel, layout, backend; why not confirmed */
-  char reason[400]; /* why unknown */
+  char method[XRAY__METHOD_LEN]; /* kernel, layout, backend; why not confirmed */
+  char reason[XRAY__REASON_LEN]; /* why unknown */
   double exact; /* unrounded value, or NAN */
   double ns; /* the value in nanoseconds (latencies), or NAN */
   double gbs; /* the value in GB/s (bandwidths: 1e9 bytes a second), or NAN */
