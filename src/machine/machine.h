@@ -308,7 +308,9 @@ int xray__os_kinds(struct xray__kind *k, int max, char *src, size_t srclen);
  * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */
 struct xray__param {
   const char *name, *unit, *desc, *probe;
+  int clocked; /* XRAY__IN_CYCLES: counted in core cycles, so a figure needs the core clock */
 };
+#define XRAY__IN_CYCLES 1
 const struct xray__param *xray__param_at(size_t i); /* NULL past the last */
 const struct xray__param *xray__param_find(const char *name);
 

@@ -136,6 +136,32 @@ check_invariants(xray_report *r)
         "a second TLB level no larger than the first");
 }
 
+/* A figure counted in core cycles needs the core clock: where it could not
+ * be timed, the timer's ticks stood in for cycles (16 ns each for
+ * AArch64's generic timer under QEMU), and no such figure is a count of
+ * cycles.  It is unknown, with the reason; so are the figures that come
+ * from the same timings (a rate per cycle). */
+static void
+need_clock(const xray_machine *m, xray_value *v)
+{
+  const struct xray__param *p = xray__param_find(v->name);
+  char why[160];
+
+  if (m->core_hz > 0 || !p || !p->clocked || v->source != XRAY_SOURCE_MEASURED)
+    return;
+  if (m->tick_hz > 0)
+    snprintf(why, sizeof why,
+             "no core clock: the core's clock could not be timed, and the timer's %.1f MHz "
+             "ticks are not its cycles",
+             m->tick_hz / 1e6);
+  else
+    snprintf(why, sizeof why, "no core clock: the core's clock could not be timed");
+  v->source = XRAY_SOURCE_UNKNOWN;
+  v->value = v->exact = v->ns = v->gbs = NAN;
+  v->unconfirmed = 0;
+  xray__value_unknown(v, why);
+}
+
 int
 xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 {
@@ -171,6 +197,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
   for (i = first; i < r->n; i++) {
     xray_value *v = &r->v[i];
     v->seconds = dt;
+    need_clock(m, v);
     if (v->source != XRAY_SOURCE_UNKNOWN || v->moot)
       rc = 0;
     else if (!v->reason[0])

@@ -3,6 +3,8 @@
  * Spec items (defaults model a Zen 3 core and gcc -O2 -march=native):
  *
  *   clock=MHZ      core clock (3000)          tsc=MHZ   time-stamp counter (none)
+ *   clock=none     a core whose clock the probes cannot time (a slow
+ *                  counter is its only timer): figures in cycles are unknown
  *   drift=PERCENT  the clock moves this much over a probe's run (0)
  *   swing=PERCENT[:FRACTION]  ... and this much for FRACTION of it from
  *                  four tenths of the way on, then back (0:0.2)
@@ -134,6 +136,8 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
     *(key[0] == 'd' ? &c->drift : &c->swing) = d / 100;
     if (key[0] == 's')
       c->swing_for = f;
+  } else if (strcmp(key, "clock") == 0 && strcmp(val, "none") == 0) {
+    c->hidden = 1;
   } else if (strcmp(key, "clock") == 0 || strcmp(key, "tsc") == 0) {
     if (numbers(key, val, v, 1, 0, err, errlen))
       return -1;
@@ -191,7 +195,7 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
 int
 xray__sim_core_truth(const struct xray__sim_core *c, const char *name, double *v)
 {
-  if (strcmp(name, "XRAY_CPU_MHZ") == 0)
+  if (strcmp(name, "XRAY_CPU_MHZ") == 0 && !c->hidden)
     *v = c->mhz;
   else if (strcmp(name, "XRAY_TSC_MHZ") == 0 && c->tsc > 0)
     *v = c->tsc;

@@ -12,6 +12,7 @@
  * part of the simulated machine. */
 struct xray__sim_core {
   double mhz, tsc, drift; /* core and TSC clocks; drift: relative change per probe */
+  int hidden; /* clock=none: the probes cannot time the core's clock */
   double swing; /* relative change for part of a probe's run ... */
   double swing_for; /* ... that fraction of it, from 0.4 of the way on */
   double lat[2][4], thru[2][4]; /* [int, fp][add, mul, div, fma]: cycles, ops per cycle */

@@ -229,9 +229,12 @@ sim_clock(xray_machine *base, double *tsc_hz)
   struct sim *m = (struct sim *) base;
   double slow = xray__sim_slowdown(m), phase;
 
+  *tsc_hz = m->cpu.tsc * 1e6;
+  if (m->cpu.hidden)
+    return xray__machine_fail(base, XRAY__FAIL_ABSENT,
+                              "the simulated core's clock cannot be timed (clock=none)");
   m->cpu.t += 0.025; /* a probe's 40 bursts span the drift */
   phase = fmod(m->cpu.t, 1.0);
-  *tsc_hz = m->cpu.tsc * 1e6;
   return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t)
       * (phase > 0.4 && phase <= 0.4 + m->cpu.swing_for + 1e-9 ? 1 + m->cpu.swing : 1) / slow;
 }
@@ -456,7 +459,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   m->base.tenants = m->tenant > 0;
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
-  m->base.core_hz = m->cpu.mhz * 1e6;
+  m->base.core_hz = m->cpu.hidden ? 0 : m->cpu.mhz * 1e6;
   snprintf(m->base.desc, sizeof m->base.desc, "simulated (%s)", spec);
   if (xray_machine_set_compiler(&m->base, NULL, NULL)) {
     snprintf(err, errlen, "out of memory");
