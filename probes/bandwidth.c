@@ -49,8 +49,12 @@
 
 #define ROUNDS 3
 #define SLOTS 5 /* up to four levels, then memory */
-#define AGREE 0.10
-#define APART 0.25
+/* Two figures of one value (the two footprints, the loop at twice the
+ * unroll, every core's rounds) that differ by at most this are the same
+ * figure; footprints that differ by more than NO_PLATEAU stream from no
+ * one level, and the value is unknown. */
+#define SAME_FIGURE 0.10
+#define NO_PLATEAU 0.25
 /* Memory's larger footprint is at most MEM_MAX in all on a simulated or
  * replayed machine, and MEM_REAL on this host: two arrays of it (one
  * core's, then every core's share) stay resident between rounds, and
@@ -191,7 +195,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
   else
     snprintf(where, sizeof where, "the L%d%s", i + 1, i ? "" : "D");
   d = fabs(y[1] - y[0]) / y[0];
-  if (d > APART) {
+  if (d > NO_PLATEAU) {
     snprintf(text, sizeof text,
              "no plateau in %s: %.1f bytes/cycle over %.0f bytes%s, %.1f over %.0f", where, y[0],
              b[0], a, y[1], b[1]);
@@ -212,12 +216,12 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
   v->exact = best;
   if (m->core_hz > 0)
     v->gbs = best * m->core_hz / 1e9;
-  if (c->twin && !(fabs(c->y2 - y[0]) <= AGREE * y[0]))
+  if (c->twin && !(fabs(c->y2 - y[0]) <= SAME_FIGURE * y[0]))
     xray__value_doubt(v,
                       "; not confirmed: twice the unroll moves %.0f%% %s, so the loop, not "
                       "the level, may be the limit",
                       100 * fabs(c->y2 - y[0]) / y[0], c->y2 > y[0] ? "more" : "less");
-  else if (d > AGREE)
+  else if (d > SAME_FIGURE)
     xray__value_doubt(v, "; not confirmed: the two footprints differ by %.0f%%", 100 * d);
   /* Other tenants share memory on real hardware: what a core gets of it,
    * one or all at once, is what their load leaves, a share that moves
@@ -227,7 +231,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     v->effective = 1;
     xray__value_doubt(v, "; not confirmed: %s gets a share of memory that other tenants' load "
                       "moves", c->threads > 1 ? "every core at once" : "one core");
-  } else if (m->tenants && c->threads > 1 && (y[0] - c->lo) / y[0] > AGREE)
+  } else if (m->tenants && c->threads > 1 && (y[0] - c->lo) / y[0] > SAME_FIGURE)
     /* Every core at once in a cache level: a tenant on any of their host
      * cores slows the whole round, so its rounds must agree. */
     xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",

@@ -26,8 +26,8 @@
 
 #define NFRAC 5
 #define ROUNDS 5
-/* Two determinations agree within this. */
-#define AGREE 0.10
+/* The two kernels' slopes (penalties) agree within this. */
+#define KERNELS_AGREE 0.10
 /* A line: the rms residual is within this share of the rise. */
 #define LINEAR 0.05
 /* A slope below this many cycles is no misprediction cost at all. */
@@ -108,7 +108,7 @@ agree(const struct sweep *s)
 {
   double p = (s->l[0].slope + s->l[1].slope) / 2;
 
-  return fabs(s->l[0].slope - s->l[1].slope) <= AGREE * p;
+  return fabs(s->l[0].slope - s->l[1].slope) <= KERNELS_AGREE * p;
 }
 
 static int
@@ -164,7 +164,7 @@ run_branch(xray_machine *m, xray_report *r)
   xray__value_ns(m, pen, p);
   if (!agree(&s))
     xray__value_doubt(pen, "; not confirmed: the two kernels differ by more than %.0f %%",
-                      AGREE * 100);
+                      KERNELS_AGREE * 100);
   for (i = 0; i < 2; i++)
     if (!linear(&s.l[i]))
       xray__value_doubt(pen,

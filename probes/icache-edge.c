@@ -205,7 +205,7 @@ xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct xray__s
 }
 
 /* Two edges closer than this are one. */
-#define AGREE 0.03
+#define SAME_EDGE 0.03
 
 int
 xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
@@ -224,7 +224,7 @@ xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x,
   for (i = 0; i < ns && n < max; i++) {
     double lo = cv.x[st[i].first_high] > 1.25 * floor_x ? fmax(st[i].lo, floor_lo) : st[i].lo;
     double x = xray__ic_edge(c, &cv, &st[i], lo, &how[n]);
-    if (n == 0 || x > e[n - 1] * (1 + AGREE))
+    if (n == 0 || x > e[n - 1] * (1 + SAME_EDGE))
       e[n++] = x;
   }
   xray__curve_free(&cv);

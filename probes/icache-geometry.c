@@ -46,7 +46,7 @@
 #define DRAWS 3
 #define MAX_DRAWS 7
 /* The capacity the geometry gives back agrees with the measured one. */
-#define AGREE 0.03
+#define GEOMETRY_AGREES 0.03
 /* Chain layouts: no piece moved, the second half moved, every other one. */
 enum { MOVE_NONE, MOVE_HALF, MOVE_ODD };
 
@@ -298,7 +298,7 @@ determine(struct geo *g, const char *kern, struct det *d, char *why, size_t wl)
   d->w = 0;
   d->ok = 0;
   if (ways_once(g, &d->a, &d->w, why, wl) == 0) {
-    d->ok = fabs((double) (d->a * d->w) - g->c) <= AGREE * g->c;
+    d->ok = fabs((double) (d->a * d->w) - g->c) <= GEOMETRY_AGREES * g->c;
     if (!d->ok)
       snprintf(why, wl, "%s: %zu ways x %llu bytes is not the L1I's %.0f bytes", kern, d->a,
                (unsigned long long) d->w, g->c);

@@ -45,7 +45,7 @@
  * be to confirm a value. */
 #define MAX_RUNS 16
 #define UNTIMED_RUNS 8
-#define AGREE 0.03
+#define RUNS_AGREE 0.03
 
 /* The fetch-bound kernels.  They differ in taken jumps and instructions
  * per 64-byte window, so an op cache (which ends an entry at a taken jump
@@ -182,7 +182,7 @@ uop_from_curve(struct once *o, struct ictx *c4, struct xray__curve *cv4, struct 
        * that is below their L1I edge.  A step of the 4-byte NOPs alone is
        * not one. */
       for (a = 0; a < ne8; a++)
-        if (fabs(e8[a] / s8->len * s8->ops - o->uop) <= 2 * AGREE * o->uop)
+        if (fabs(e8[a] / s8->len * s8->ops - o->uop) <= 2 * RUNS_AGREE * o->uop)
           o->uop_seen_twice = 1;
     }
   } else if (xray__find_steps(cv4, MINOR, st4, 1) > 0)
@@ -224,7 +224,7 @@ chase_last(xray_machine *m, const char *stmt, int *how)
 
 /* Where the loops agree on no edge, the chase's: confirmed where a loop
  * kernel steps there too (the windows of shares()), or where a chase
- * through pieces of 2-byte NOPs ends at the same size (within AGREE): it
+ * through pieces of 2-byte NOPs ends at the same size (within RUNS_AGREE): it
  * has twice the ops in each window, so that an op cache reaches half as
  * far in it, while the L1I holds the same lines.  Alone it is a candidate
  * (o->l1i_alone). */
@@ -248,7 +248,7 @@ chase_edge(xray_machine *m, struct once *o, double e[][MAX_EDGES], int ge[][MAX_
         o->l1i_noisy = (g | ge[i][b]) & IC_NOISY;
         return;
       }
-  if (!isnan(ch2 = chase_last(m, "nop2", &g2)) && fabs(ch2 - ch) <= AGREE * ch) {
+  if (!isnan(ch2 = chase_last(m, "nop2", &g2)) && fabs(ch2 - ch) <= RUNS_AGREE * ch) {
     o->l1i = fmin(ch, ch2);
     o->l1i_by = L1I_CHASE;
     o->l1i_gradual = g & g2 & IC_GRADUAL;
@@ -273,7 +273,7 @@ os_l1i(xray_machine *m)
 /* On hardware, the OS's L1I (its cache topology: hwloc, sysfs, sysconf,
  * CPUID) is a second view, right wherever it is given on the CPUs we know:
  * where the kernels agree on no edge, or on one it contradicts, the edge
- * any of them shows within AGREE of it is the L1I's, confirmed by it (the
+ * any of them shows within RUNS_AGREE of it is the L1I's, confirmed by it (the
  * chase's first, then the 8-byte NOPs' and the jump kernels').  Never on
  * a simulated machine, whose OS view is its truth. */
 static void
@@ -283,7 +283,7 @@ os_pick(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
   size_t i, k = 0;
   int b;
 
-  if (!(os > 0) || (!isnan(o->l1i) && fabs(o->l1i - os) <= AGREE * os))
+  if (!(os > 0) || (!isnan(o->l1i) && fabs(o->l1i - os) <= RUNS_AGREE * os))
     return;
   if (!isnan(o->l1i_alone))
     c[k++] = o->l1i_alone;
@@ -291,7 +291,7 @@ os_pick(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
     for (b = 0; b < ne[i]; b++)
       c[k++] = e[i][b];
   for (i = 0; i < k; i++)
-    if (fabs(c[i] - os) <= AGREE * os) {
+    if (fabs(c[i] - os) <= RUNS_AGREE * os) {
       o->l1i = c[i];
       o->l1i_by = L1I_OS;
       o->l1i_noisy = 0;
@@ -393,8 +393,8 @@ consensus(const double *runs, const int *clean, int n, double *out)
     v[i] = clean[i] > 0 ? runs[i] : NAN;
     w[i] = clean[i] >= 0 ? runs[i] : NAN;
   }
-  return xray__consensus(v, (size_t) n, 3, AGREE, out)
-         || xray__consensus(w, (size_t) n, 4, AGREE, out);
+  return xray__consensus(v, (size_t) n, 3, RUNS_AGREE, out)
+      || xray__consensus(w, (size_t) n, 4, RUNS_AGREE, out);
 }
 
 /* Settled as unknown: three runs saw no edge of the value's own, and they
@@ -431,7 +431,7 @@ os_consensus(const double *runs, const int *clean, int n, double os, double *out
   if (!(os > 0))
     return 0;
   for (i = 0; i < n; i++)
-    if (fabs(runs[i] - os) <= AGREE * os) {
+    if (fabs(runs[i] - os) <= RUNS_AGREE * os) {
       w[k++] = runs[i];
       if (clean[i] > 0)
         v[kc++] = runs[i];

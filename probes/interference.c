@@ -18,7 +18,7 @@
  *       direction across the boundary of two blocks.  Where one miss brings
  *       the whole aligned block (an adjacent-line prefetcher), the second
  *       load inside hits, and the pairs run at most WHOLE times the
- *       reference; at least APART, it missed.  A next-line or up/down
+ *       reference; at least MISSED, it missed.  A next-line or up/down
  *       prefetcher, or an open DRAM page, helps both alike.  The value is
  *       the largest B whose pairs and all smaller ones come whole (the line
  *       if none does), and the next B must clearly miss.
@@ -37,14 +37,16 @@
 
 #define ROUNDS 3 /* rounds at a time */
 #define MAX_ROUNDS 12 /* of the destructive size */
-#define AGREE 1.1 /* two rounds that agree, at most (a spike is 1.5x) */
+#define ROUNDS_AGREE 1.1 /* ratio of two rounds that agree, at most (a spike is 1.5x) */
 #define ND 8 /* distances 8 ... 1024 */
 #define FAR 8192
 #define SLOWED 1.5
 #define CLEAN 1.15
 #define NB 3 /* blocks of 2, 4, 8 lines */
+/* Pairs inside a block at most WHOLE times the reference came whole (the
+ * second load hit); at least MISSED times, the second load missed. */
 #define WHOLE 0.8
-#define APART 0.93
+#define MISSED 0.93
 
 /* The destructive knee of q[0..n-1] (slowdowns at growing distances):
  * the least i from which on every q is at most CLEAN, with q[i - 1] at
@@ -61,7 +63,7 @@ clean_from(const double *q, int n)
 
 /* The constructive knee of p[0..n-1] (pairs against the reference at
  * growing blocks): how many blocks in a row from the first come whole
- * (at most WHOLE), the next clearly not (at least APART); -1 if unclear. */
+ * (at most WHOLE), the next clearly not (at least MISSED); -1 if unclear. */
 static int
 whole_to(const double *p, int n)
 {
@@ -69,7 +71,7 @@ whole_to(const double *p, int n)
 
   while (i < n && p[i] <= WHOLE)
     i++;
-  return i < n && p[i] >= APART ? i : -1;
+  return i < n && p[i] >= MISSED ? i : -1;
 }
 
 static double
@@ -97,7 +99,7 @@ sort_rounds(const double *y, int n, double *t)
  * slowdowns in q; -1 while they do not.  A disturbance slows a round, and
  * a partner that stalled for a while (the duo counts only rounds in which
  * it ran) makes one fast.  So a reading counts once two rounds agree
- * (within AGREE, which a spike of 1.5 to 6 times seldom does): the
+ * (within ROUNDS_AGREE, which a spike of 1.5 to 6 times seldom does): the
  * reference's fastest round and each clean distance's (at most CLEAN)
  * seen twice, each slowed distance's fastest time seen twice at least
  * SLOWED; and the curve must be slowed below the knee and clean from it
@@ -111,17 +113,17 @@ settled_knee(double (*y)[MAX_ROUNDS], int nr, double *q)
 
   sort_rounds(y[ND], nr, t);
   ref = t[0];
-  ok = t[1] <= AGREE * t[0];
+  ok = t[1] <= ROUNDS_AGREE * t[0];
   for (i = 0; i < ND; i++) {
     sort_rounds(y[i], nr, t);
     q[i] = t[0] / ref;
     if (q[i] <= CLEAN) {
-      ok &= t[1] <= AGREE * t[0];
+      ok &= t[1] <= ROUNDS_AGREE * t[0];
       if (k < 0)
         k = i;
       continue;
     }
-    for (p = 0; p + 1 < nr && t[p + 1] > AGREE * t[p]; p++)
+    for (p = 0; p + 1 < nr && t[p + 1] > ROUNDS_AGREE * t[p]; p++)
       ;
     q[i] = t[p] / ref;
     ok &= p + 1 < nr && q[i] >= SLOWED && k < 0;

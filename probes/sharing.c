@@ -33,7 +33,7 @@
  * Confirmed: both footprints and most rounds on their own gave the same
  * verdict for every CPU, and the level's capacity is confirmed or the
  * OS's topology gives the same count; the round trip when twice a line's
- * hand-off agrees within AGREE. */
+ * hand-off agrees within HANDOFF_AGREE. */
 #include "xray-internal.h"
 
 #include <math.h>
@@ -45,7 +45,8 @@
 #define SHARED 0.5
 #define PRIVATE 0.2
 #define CONTRAST 1.25
-#define AGREE 0.20
+/* Twice a line's hand-off within this of the round trip confirms it. */
+#define HANDOFF_AGREE 0.20
 #define HANDOFF_LINES 2048 /* a chain the other core's L2 holds */
 
 static const double fractions[2] = { 0.6, 0.8 };
@@ -361,7 +362,7 @@ c2c(xray_machine *m, const xray_report *rep, xray_value *v, const int *cpu, int 
   xray__value_measured(v, xray__quantize(one), why);
   v->exact = one;
   xray__value_ns(m, v, one);
-  if (fabs(two - one) > AGREE * one)
+  if (fabs(two - one) > HANDOFF_AGREE * one)
     xray__value_doubt(v,
                       "; not confirmed: twice a line the other core wrote, read and taken, "
                       "takes %.0f",
