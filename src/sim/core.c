@@ -453,7 +453,7 @@ xray__sim_core_ktime(struct xray__sim_core *c, size_t i, int *avail, double *sta
   const struct xray_cspec *k;
   struct eval e;
   double ready[64], mark = 0, res, lat, per_it_ops[4], per_it_mem = 0;
-  char buf[4096], *st[64], *p;
+  char buf[4096], *st[64], *p, *save = NULL;
   int n = 0, w, it, j, v;
 
   *avail = 0;
@@ -470,7 +470,7 @@ xray__sim_core_ktime(struct xray__sim_core *c, size_t i, int *avail, double *sta
   if (e.nvars < 1 || e.nvars > 64 || strlen(k->stmts) >= sizeof buf)
     return NAN;
   strcpy(buf, k->stmts);
-  for (p = strtok(buf, "|;"); p && n < 64; p = strtok(NULL, "|;"))
+  for (p = strtok_r(buf, "|;", &save); p && n < 64; p = strtok_r(NULL, "|;", &save))
     st[n++] = p;
   if (n == 0)
     return NAN;
