@@ -429,6 +429,7 @@ static int
 os_cpu(const char *name, double *v, char *src, size_t srclen)
 {
   double cores, smt;
+  int cores_asked = 0; /* XRAY_NUM_CORES, not XRAY_SMT_WAYS */
 
   if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
     char buf[64];
@@ -455,7 +456,8 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       snprintf(src, srclen, xray__os_root() ? "sysfs (online)" : "sysconf (online)");
       return 0;
     }
-  } else if ((strcmp(name, "XRAY_NUM_CORES") == 0 || strcmp(name, "XRAY_SMT_WAYS") == 0)) {
+  } else if ((cores_asked = strcmp(name, "XRAY_NUM_CORES") == 0)
+             || strcmp(name, "XRAY_SMT_WAYS") == 0) {
 #ifdef XRAY__HAVE_HWLOC
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
@@ -477,7 +479,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       if (nc > 0) {
         hwloc_bitmap_free(mine);
         hwloc_bitmap_free(in);
-        *v = name[9] == 'C' ? nc : most;
+        *v = cores_asked ? nc : most;
         snprintf(src, srclen, "hwloc");
         return 0;
       }
@@ -486,7 +488,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
     hwloc_bitmap_free(in);
 #endif
     if (sysfs_cores(&cores, &smt) == 0) {
-      *v = name[9] == 'C' ? cores : smt;
+      *v = cores_asked ? cores : smt;
       snprintf(src, srclen, "sysfs");
       return 0;
     }
