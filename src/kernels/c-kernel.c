@@ -16,7 +16,36 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[256], src[300], exe[300], extra[3][300];
+/* The private temporary directories in use: one for each thread that
+ * builds a kernel at that moment (two threads may each measure a machine
+ * of their own), claimed with an atomic exchange.  state: 0 free; 1 its
+ * paths are being written or cleared; 2 ready, so that a signal handler
+ * may remove its files.  The table is process-wide because a signal
+ * handler can reach nothing else; a thread finds its own through mine. */
+#define TMPDIRS_MAX 16
+struct tmp {
+  int state;
+  char dir[256], src[300], exe[300], extra[3][300];
+};
+static struct tmp tmps[TMPDIRS_MAX];
+static XRAY__THREAD_LOCAL struct tmp *mine;
+
+/* Remove t's files and directory; async-signal-safe. */
+static void
+remove_files(const struct tmp *t)
+{
+  int i;
+
+  if (t->src[0])
+    unlink(t->src);
+  if (t->exe[0])
+    unlink(t->exe);
+  for (i = 0; i < 3; i++)
+    if (t->extra[i][0])
+      unlink(t->extra[i]);
+  if (t->dir[0])
+    rmdir(t->dir);
+}
 
 void
 xray_remove_temporaries(void)
@@ -24,22 +53,25 @@ xray_remove_temporaries(void)
   int i;
 
   xray__run_stop();
-  if (src[0])
-    unlink(src);
-  if (exe[0])
-    unlink(exe);
-  for (i = 0; i < 3; i++)
-    if (extra[i][0])
-      unlink(extra[i]);
-  if (dir[0])
-    rmdir(dir);
+  for (i = 0; i < TMPDIRS_MAX; i++)
+    if (__atomic_load_n(&tmps[i].state, __ATOMIC_ACQUIRE) == 2)
+      remove_files(&tmps[i]);
 }
 
+/* This thread's directory goes, and its slot is free again. */
 static void
 forget(void)
 {
-  xray_remove_temporaries();
-  src[0] = exe[0] = dir[0] = extra[0][0] = extra[1][0] = extra[2][0] = 0;
+  struct tmp *t = mine;
+
+  if (!t)
+    return;
+  remove_files(t);
+  __atomic_store_n(&t->state, 1, __ATOMIC_RELEASE);
+  memset(t->dir, 0, sizeof t->dir);
+  t->src[0] = t->exe[0] = t->extra[0][0] = t->extra[1][0] = t->extra[2][0] = 0;
+  mine = NULL;
+  __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
 }
 
 /* A run killed by SIGKILL (or a library caller's signal with no handler)
@@ -84,30 +116,45 @@ xray__tmp_open(const char **csrc, const char *const names[3], const char **paths
                size_t errlen)
 {
   const char *tmp = getenv("TMPDIR");
+  struct tmp *t = NULL;
   int i;
 
   if (!tmp || !*tmp)
     tmp = "/tmp";
   sweep_stale(tmp);
-  if (strlen(tmp) > sizeof dir - 32) {
+  if (strlen(tmp) > sizeof t->dir - 32) {
     snprintf(err, errlen, "TMPDIR is longer than %zu bytes: give a shorter one",
-             sizeof dir - 32);
+             sizeof t->dir - 32);
     return -1;
   }
-  snprintf(dir, sizeof dir, "%s/xray.XXXXXX", tmp);
-  if (!mkdtemp(dir)) {
+  forget();
+  for (i = 0; i < TMPDIRS_MAX && !t; i++) {
+    int free_slot = 0;
+    if (__atomic_compare_exchange_n(&tmps[i].state, &free_slot, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+      t = &tmps[i];
+  }
+  if (!t) {
+    snprintf(err, errlen, "more than %d threads build kernels at once", TMPDIRS_MAX);
+    return -1;
+  }
+  snprintf(t->dir, sizeof t->dir, "%s/xray.XXXXXX", tmp);
+  if (!mkdtemp(t->dir)) {
     snprintf(err, errlen, "cannot create a temporary directory in %.100s (TMPDIR): %s", tmp,
              strerror(errno));
-    dir[0] = 0;
+    t->dir[0] = 0;
+    __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
     return -1;
   }
-  snprintf(src, sizeof src, "%s/k.c", dir);
-  snprintf(exe, sizeof exe, "%s/k", dir);
-  *csrc = src;
+  snprintf(t->src, sizeof t->src, "%s/k.c", t->dir);
+  snprintf(t->exe, sizeof t->exe, "%s/k", t->dir);
+  *csrc = t->src;
   for (i = 0; i < 3 && names[i]; i++) {
-    snprintf(extra[i], sizeof extra[i], "%s/%s", dir, names[i]);
-    paths[i] = extra[i];
+    snprintf(t->extra[i], sizeof t->extra[i], "%s/%s", t->dir, names[i]);
+    paths[i] = t->extra[i];
   }
+  mine = t;
+  __atomic_store_n(&t->state, 2, __ATOMIC_RELEASE);
   return 0;
 }
 
@@ -167,7 +214,7 @@ xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags
     return -1;
   if (xray__write_source(csrc, gen_program, c, err, errlen))
     goto done;
-  if (!(qsrc = xray__shell_word(csrc)) || !(qexe = xray__shell_word(exe))
+  if (!(qsrc = xray__shell_word(csrc)) || !(qexe = xray__shell_word(mine->exe))
       || !(cmd = xray__strf("%s %s -o %s %s", cc, cflags, qexe, qsrc))) {
     snprintf(err, errlen, "out of memory");
     goto done;

@@ -23,7 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile pid_t running;  /* the command's process group, or 0 */
+/* The process groups of the commands in flight, an entry for each thread
+ * that runs one (two threads may each build kernels for a machine of
+ * their own); 0: free.  Entries are claimed and cleared with atomics, so
+ * that xray__run_stop, from a signal handler, ends every one.  A command
+ * beyond RUNNING_MAX at once runs without one: a signal does not stop it. */
+#define RUNNING_MAX 16
+static pid_t running[RUNNING_MAX];
 
 char *
 xray__strf(const char *fmt, ...)
@@ -69,13 +75,29 @@ xray__shell_word(const char *s)
 void
 xray__run_stop(void)
 {
-  pid_t pg = running;
+  int i;
 
-  if (pg > 0) {
-    kill(-pg, SIGKILL);
-    waitpid(pg, NULL, 0);
-    running = 0;
+  for (i = 0; i < RUNNING_MAX; i++) {
+    pid_t pg = __atomic_exchange_n(&running[i], 0, __ATOMIC_ACQ_REL);
+    if (pg > 0) {
+      kill(-pg, SIGKILL);
+      waitpid(pg, NULL, 0);
+    }
   }
+}
+
+/* An entry of running[] for process group pid, or -1 where all are taken. */
+static int
+claim_running(pid_t pid)
+{
+  int i;
+
+  for (i = 0; i < RUNNING_MAX; i++) {
+    pid_t none = 0;
+    if (__atomic_compare_exchange_n(&running[i], &none, pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+      return i;
+  }
+  return -1;
 }
 
 int
@@ -83,7 +105,7 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
 {
   sigset_t all, old;
   pid_t pid, w;
-  int status, fd, e;
+  int status, fd, e, slot = -1;
   size_t i;
 
   if (!cmd) {
@@ -125,7 +147,7 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
   e = errno;
   if (pid > 0) {
     setpgid(pid, pid);          /* both sides set it: no race with exec */
-    running = pid;
+    slot = claim_running(pid);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
   if (pid < 0) {
@@ -135,7 +157,11 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
   do
     w = waitpid(pid, &status, 0);
   while (w < 0 && errno == EINTR);
-  running = 0;
+  /* Cleared only if a signal handler did not take it first. */
+  if (slot >= 0) {
+    pid_t mine = pid;
+    __atomic_compare_exchange_n(&running[slot], &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  }
   if (w < 0) {
     snprintf(err, errlen, "lost the command's process: %s", strerror(errno));
     return -1;
