@@ -213,8 +213,9 @@ int xray__stream_build(struct xray__stream_set *s, const char *cc, const char *c
                        size_t errlen);
 void xray__stream_free(struct xray__stream_set *s);
 
-/* kernels/c-kernel.c: the private temporary directory (k.c and up to three more
- * files, removed by xray__tmp_close() and by xray_remove_temporaries()). */
+/* kernels/c-kernel.c: the calling thread's private temporary directory (k.c
+ * and up to three more files, removed by xray__tmp_close() and by
+ * xray_remove_temporaries()). */
 int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
                    size_t errlen);
 /* Write the file path with gen (a generator of source text); 0, or -1
