@@ -75,7 +75,7 @@ caches_missing(struct cc *c, const struct level *L, const uint64_t *set, size_t 
  * more than a quarter of a miss on every load, nor more than 1.5 pages or
  * 2 % of the set, whichever is more; and at least 3 % over the level's
  * latency (a next-line prefetcher's drift in the cost of sets that fit,
- * and the noise: up to 1.1 pages at 29 pages here).  Not a larger share
+ * and a shared host's noise, can reach a page's worth).  Not a larger share
  * of the set: one overfull colour of a level that is not LRU misses only
  * a few pages a traversal, and a larger share hides it in the mid-sized
  * sets a reduction passes through, where it then stalls; sets that fit
@@ -101,8 +101,8 @@ caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_
 /* One reduction from start pages; the minimal set's size, or 0.  A test
  * that passes by chance (a burst of the host over all three chases) lets
  * a group go that the conflict needed, and the reduction then stalls at a
- * set that no longer conflicts (22-41 pages, chased again: no page
- * missing, in 8 of 10 stalls here).  So a stalled set is chased again,
+ * set that no longer conflicts: chased again, such a set misses no page.
+ * So a stalled set is chased again,
  * and while it does not conflict the groups go back, last out first in,
  * at most MAX_BACKTRACKS times. */
 #define MAX_BACKTRACKS 12
@@ -394,7 +394,8 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
   }
   c->tests = 0;
   /* Until two agree; not after three that all lost their conflict (the
-   * level's conflicts are too weak to reduce: tree-PLRU of 10 ways here). */
+   * level's conflicts are too weak to reduce, as a tree-PLRU level's of
+   * a way count that is no power of two can be). */
   for (t = 0; t < CONFLICT_TRIES && agree < 2 && (t < 3 || any); t++) {
     if (c->deadline > 0 && xray__now() > c->deadline) {
       stop = "the time budget (--budget) was spent";
@@ -436,7 +437,7 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
   }
   /* A set that the level below holds whole cannot miss this level by
    * itself: it conflicted because the host's other threads took ways of
-   * both for a while (8 pages, for 7 ways, once here). */
+   * both for a while. */
   if ((double) got[t] <= below) {
     snprintf(why, whylen, "the minimal conflict set of %zu pages fits the level below "
              "(%.0f pages): other threads held ways, and the level's are not shown", got[t],

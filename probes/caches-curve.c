@@ -148,8 +148,8 @@ last_octave(const struct cc *c, struct shape *S)
 
 /* The levels of the curve so far.  It has settled on memory when its
  * last plateau reaches the end of the scan, spans an octave, and is at
- * least twice the level before it (DRAM is; a spurious flat stretch of L3
- * and page walks was not, and once gave 76 cycles here); with a clock
+ * least twice the level before it (DRAM is; a flat stretch of L3 hits
+ * and page walks, which can pass for memory, is not); with a clock
  * (real or simulated), no DRAM answers in less than 50 ns either.  A
  * scan stops early only on that clock rule: without it, a long L3
  * plateau looks like memory. */

@@ -278,7 +278,7 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
                          : "");
   if (!S->settled && last[i] - first[i] + 1 < PER_OCTAVE) {
     /* Short flat stretches of an unsettled curve are not levels one
-     * can trust (L3 came out 17-37 cycles across runs here). */
+     * can trust: their height moves from run to run. */
     snprintf(msg, sizeof msg,
              "the plateau at %.0f-%.0f pages is shorter than an octave "
              "on a curve that does not settle",

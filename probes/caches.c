@@ -5,8 +5,8 @@
  * with strides that defeat level i-1.  That needs the physical address
  * bits that index level i, and under a hypervisor they are not ours: the
  * host backs guest memory with 4 KB pages of random colour, even under
- * guest huge pages.  On this Zen 3 guest the search returned L2
- * associativities of 57-255.
+ * guest huge pages, and the search then returns associativities that
+ * are no cache's (tens to hundreds of ways).
  *
  * So the colour is modelled instead of controlled.  The probe chases
  * through k random whole pages (caches-pages.c says why whole).  Within a
@@ -134,8 +134,8 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
   /* Within a line the second load always hits, at any offset: the pairs
    * below the step cost the same.  Where they climb towards it, a
    * prefetcher or a level shared with other tenants decides the step,
-   * not the line (the shared L3 here once read 87, 105, 134, 162, 150
-   * and 164 cycles for pairs 8 to 256 bytes apart, then 315 at 512). */
+   * not the line (a shared L3's pairs can climb from offset to offset
+   * long before the step at its line). */
   for (j = 1; j < i; j++)
     if (fabs(y[j] - y[0]) > LINE_FLAT * (two - one)) {
       snprintf(why, whylen, "pairs of loads 8 and %d bytes apart, both below the step at "
@@ -166,9 +166,8 @@ cmp_double(const void *a, const void *b)
  * disturbed draws (preempted, or a spike of the simulated noise).  It is
  * not the mean of the draws under 1.4 times their median: in the broad
  * transition to memory of a level shared with other tenants the draws
- * are a mixture of hits and misses (45 to 330 cycles at one point here),
- * and dropping the high half of them made flat stretches that passed for
- * a level. */
+ * are a mixture of hits and misses, and dropping the high half of them
+ * made flat stretches that passed for a level. */
 double
 caches_mean(const struct pt *p)
 {
@@ -197,14 +196,13 @@ caches_floor(const struct pt *p)
 
 /* How widely a point's draws spread about their mean: the median of
  * their absolute deviations from it, scaled to a standard deviation, over
- * the mean.  On a level every draw costs about the same (0.05 or less
- * here).  In the transition to memory of a level that other tenants
- * share, a draw meets the level free or taken (56 to 356 cycles at one
- * point here, spread 0.8).  About the mean, not the median: where most
- * draws still hit (57, 60, 51, 50, 49, 66 and two of 250 cycles) the
- * deviations from the median are small, but the mean lies between the two
- * groups, and three such points once made a "level" of 115 cycles between
- * L3 and memory. */
+ * the mean.  On a level every draw costs about the same (a spread of a
+ * few per cent).  In the transition to memory of a level that other
+ * tenants share, a draw meets the level free or taken, and the spread
+ * nears 1.  About the mean, not the median: where most draws still hit
+ * and a few miss, the deviations from the median are small, but the mean
+ * lies between the two groups, and a few such points in a row pass for a
+ * level between L3 and memory. */
 double
 caches_draw_spread(const struct pt *p)
 {

@@ -42,8 +42,8 @@
 /* A second level's entries are its ways times a power of two sets (in
  * every TLB we know): a count within this of such a product is read as it
  * (a stride of 16 pages counts in steps of 16, and a pass the host
- * disturbs ends a step or two early: 3024 and 3056 for 3072 here), and
- * one farther is not confirmed. */
+ * disturbs ends a step or two early), and one farther is not
+ * confirmed. */
 #define SETS_SNAP 0.03
 /* How close the second level's counts at two strides must come, at least
  * (and within the wider stride's resolution). */
@@ -194,9 +194,9 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
    * more pages than the first level holds in other sets, so that every
    * load looks the second level up; the strided pages cost a walk once
    * they outnumber its ways.  Their first walk adds a walk per pass over
-   * all the pages (11 cycles a load here, from 7), so the step looked for
-   * is an eighth of a walk.  The ways must divide the entries (a pass in
-   * which the sibling held an entry once counted 7). */
+   * all the pages, so the step looked for is an eighth of a walk.  The
+   * ways must divide the entries (a pass in which the host's sibling
+   * thread held an entry counts one way short). */
   if (f->ns > 1 && f->exact[1] && !c->failed) {
     size_t w2, snapped = 0;
     c->fill = f->e[0] + f->e[0] / 4 + 1;
@@ -373,9 +373,9 @@ report_costs(const struct tc *c, struct found *f, struct tvals *v)
     v->m->unconfirmed = !f->exact[1];
     /* A miss in every level costs the second level's lookup and a page
      * walk, which reads the page tables from the caches, so at least twice
-     * what a miss the second level catches costs (Zen 5 once read a full
-     * miss of 11 cycles after a first-level miss of 7): if not, neither
-     * step is sure. */
+     * what a miss the second level catches costs (a full miss read as
+     * barely dearer than a first-level one is two steps mistaken for
+     * one): if not, neither step is sure. */
     if (!(f->st[1].hi - f->st[0].lo >= 2 * (f->st[0].hi - f->st[0].lo))) {
       xray__value_doubt(v->m, "; not confirmed: not twice the first-level miss");
       v->m1->unconfirmed = 1;
