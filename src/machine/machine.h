@@ -308,9 +308,10 @@ int xray__os_kinds(struct xray__kind *k, int max, char *src, size_t srclen);
  * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */
 struct xray__param {
   const char *name, *unit, *desc, *probe;
-  int clocked; /* XRAY__IN_CYCLES: counted in core cycles, so a figure needs the core clock */
+  int kind; /* XRAY__IN_CYCLES, XRAY__LATENCY: what the rules of run/probe.c know of it */
 };
-#define XRAY__IN_CYCLES 1
+#define XRAY__IN_CYCLES 1 /* counted in core cycles: a figure needs the core clock */
+#define XRAY__LATENCY 2 /* a latency: less than one cycle is no machine's */
 const struct xray__param *xray__param_at(size_t i); /* NULL past the last */
 const struct xray__param *xray__param_find(const char *name);
 

@@ -112,8 +112,8 @@ check_invariants(xray_report *r)
 
   for (i = 0; i < r->n; i++) {
     xray_value *v = &r->v[i];
-    if (measured(v) && (strstr(v->name, "_LATENCY") || strncmp(v->name, "XRAY_LAT_", 9) == 0)
-        && v->value < 1)
+    const struct xray__param *p = xray__param_find(v->name);
+    if (measured(v) && p && (p->kind & XRAY__LATENCY) && v->value < 1)
       impossible(v, "a latency under one cycle");
     if (measured(v) && strcmp(v->name, "XRAY_CPU_MHZ") == 0 && v->value < 1)
       impossible(v, "a core clock under 1 MHz");
@@ -147,7 +147,7 @@ need_clock(const xray_machine *m, xray_value *v)
   const struct xray__param *p = xray__param_find(v->name);
   char why[160];
 
-  if (m->core_hz > 0 || !p || !p->clocked || v->source != XRAY_SOURCE_MEASURED)
+  if (m->core_hz > 0 || !p || !(p->kind & XRAY__IN_CYCLES) || v->source != XRAY_SOURCE_MEASURED)
     return;
   if (m->tick_hz > 0)
     snprintf(why, sizeof why,
