@@ -46,7 +46,7 @@ struct replay {
   size_t nkeys;
   struct os_item *os;
   size_t nos;
-  int cpu[256], ncpu;
+  int cpu[XRAY__MAX_CPUS], ncpu;
   struct xray__bcount bcount; /* the branch kernels' check, passed when recorded */
 };
 
@@ -146,7 +146,7 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     const char *s = line + strlen("cpus");
     char *next;
     long cpu;
-    while (m->ncpu < 256 && (cpu = strtol(s, &next, 10), next != s)) {
+    while (m->ncpu < XRAY__MAX_CPUS && (cpu = strtol(s, &next, 10), next != s)) {
       if (cpu < 0 || cpu > 65535) {
         snprintf(err, errlen, "machine line %zu: CPU %.20s is not 0 to 65535", no, s);
         return -1;
@@ -584,14 +584,14 @@ xray_record_cpuinfo(FILE *f)
 int
 xray_record_machine(FILE *f, xray_machine *m, const xray_report *r)
 {
-  int cpu[256], n = m->ops->cpus(m, cpu, 256), i;
+  int cpu[XRAY__MAX_CPUS], n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS), i;
   size_t j;
 
   fprintf(f, "# xray recording: clocks, page, usable CPUs, the OS view\n");
   fprintf(f, "xray %s\n", xray_version());
   fprintf(f, "tick_hz %.0f\ncore_hz %.0f\npage %zu\ntenants %d\ncpus", m->tick_hz, m->core_hz,
           m->page, m->tenants);
-  for (i = 0; i < n && i < 256; i++)
+  for (i = 0; i < n && i < XRAY__MAX_CPUS; i++)
     fprintf(f, " %d", cpu[i]);
   fprintf(f, "\n");
   for (j = 0; j < r->n; j++)

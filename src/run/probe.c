@@ -70,6 +70,16 @@ measured(const xray_value *v)
   return v && v->source == XRAY_SOURCE_MEASURED && isfinite(v->value);
 }
 
+/* v is not known after all, for why: no figure of it stands. */
+static void
+withdraw(xray_value *v, const char *why)
+{
+  v->source = XRAY_SOURCE_UNKNOWN;
+  v->value = v->exact = v->ns = v->gbs = NAN;
+  v->unconfirmed = 0;
+  xray__value_unknown(v, why);
+}
+
 static void
 impossible(xray_value *v, const char *fmt, ...)
 {
@@ -80,10 +90,7 @@ impossible(xray_value *v, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(why + n, sizeof why - (size_t) n, fmt, ap);
   va_end(ap);
-  v->source = XRAY_SOURCE_UNKNOWN;
-  v->value = NAN;
-  v->unconfirmed = 0;
-  xray__value_unknown(v, why);
+  withdraw(v, why);
 }
 
 /* hi must exceed lo where both were measured; else hi is impossible. */
@@ -156,10 +163,7 @@ need_clock(const xray_machine *m, xray_value *v)
              m->tick_hz / 1e6);
   else
     snprintf(why, sizeof why, "no core clock: the core's clock could not be timed");
-  v->source = XRAY_SOURCE_UNKNOWN;
-  v->value = v->exact = v->ns = v->gbs = NAN;
-  v->unconfirmed = 0;
-  xray__value_unknown(v, why);
+  withdraw(v, why);
 }
 
 int
