@@ -20,38 +20,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The penalty kernels draw a fair bit from a 64-bit LCG (its top bit)
- * for the first lim iterations and use 0 after them; the gate passes an
- * opaque barrier before it is shifted into place (gcc -O0 compiles
- * (cond) << 63 as a branch, clang -O2 a mask test as a select).  The
- * paper's figures
- * draw with random_number(result), here xorshift64* (branch-free).  The
- * globals are volatile as in the paper's code: every += stays a memory
- * update, which no compiler may make conditional-free.  LIKELY lays the
- * if-block out inline after its test, as the paper's figures have it:
- * without it clang -O2 rotates the loop and moves the block below it,
- * ending it with a jump back (a direct branch Table 1 does not count).
- * The goto of (f) is the one jump Table 1 counts, so its if stays
- * unweighted; (a)'s bound is made opaque so that no compiler splits the
- * loop at it (gcc -O3). */
+/* The penalty kernels draw a fair bit from a 64-bit LCG for the first
+ * lim iterations and use 0 after them.  The bit is bit 32 of the LCG's
+ * value after its last xor-shift: that step sets it (a right shift by 29
+ * or 31 reaches bits 34 and 32 at most) and folds one of the LCG's top
+ * bits, which are fair, into it.  A bit the last step leaves alone lets a
+ * compiler test the value before that step (clang -O2 does), and the
+ * branch then resolves ahead of the chain and hides part of its penalty.
+ * The if tests the LCG's value and the LCG's next step follows the
+ * if-block, so the first instructions a misprediction refetches are the
+ * chain's own: with the step at the loop's top, every misprediction also
+ * pays for fetching past the loop's back edge, a taken branch, which is
+ * no part of the penalty.  The gate passes an opaque barrier before it is
+ * shifted into place (gcc -O0 compiles (cond) << k as a branch, clang
+ * -O2 a mask test as a select).
+ *
+ * The paper's figures draw with random_number(result), here xorshift64*
+ * (branch-free).  The globals are volatile as in the paper's code: every
+ * += stays a memory update, which no compiler may make conditional-free.
+ * LIKELY lays the if-block out inline after its test, as the paper's
+ * figures have it: without it clang -O2 rotates the loop and moves the
+ * block below it, ending it with a jump back (a direct branch Table 1
+ * does not count, and one more fetch after a misprediction).  The goto of
+ * (f) is the one jump Table 1 counts, so its if stays unweighted; (a)'s
+ * bound is made opaque so that no compiler splits the loop at it (gcc
+ * -O3). */
+/* The penalty kernels' if, and their chain: one step of an LCG and three
+ * xor-shifts (10 cycles where a multiply takes 3 and the rest 1), each
+ * kept in a general register (gcc -Os moves a chain of shifts into vector
+ * registers, and a misprediction then costs a vector unit's restart). */
+#define PENALTY_IF                                                                                 \
+  "b = temp < lim;\n    OPAQUE(b);\n    b <<= 32;\n"                                               \
+  "    if (LIKELY(r & b)) {\n      THEN;\n      acc += temp;\n    }\n"
+#define STEP(s) "    " s ";\n    OPAQUE(r);\n"
+#define PENALTY_CHAIN                                                                              \
+  STEP("r = r * 6364136223846793005ULL + 1442695040888963407ULL")                                  \
+  STEP("r ^= r >> 29") STEP("r ^= r << 17") STEP("r ^= r >> 31")
+
 static const struct xray__bkernel kernels[XRAY__BK_N] = {
   { "penalty",
     "a fair random bit in the first lim iterations, 0 after them; if-then",
     0.5,
     -1,
     { NAN, NAN, NAN, NAN, NAN },
-    "r = r * 6364136223846793005ULL + 1442695040888963407ULL;\n"
-    "    r ^= r >> 29;\n    b = temp < lim;\n    OPAQUE(b);\n    b <<= 63;\n"
-    "    if (r & b) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
+    PENALTY_IF PENALTY_CHAIN "    temp++;\n" },
   { "penalty-long",
     "the same, the bit at the end of a longer dependent chain",
     0.5,
     -1,
     { NAN, NAN, NAN, NAN, NAN },
-    "r = r * 6364136223846793005ULL + 1442695040888963407ULL;\n"
-    "    r ^= r >> 29;\n    r ^= r << 17;\n    r ^= r >> 31;\n    b = temp < lim;\n    "
-    "OPAQUE(b);\n    b <<= 63;\n"
-    "    if (r & b) {\n      THEN;\n      acc += temp;\n    }\n    temp++;\n" },
+    PENALTY_IF PENALTY_CHAIN STEP("r ^= r << 13") STEP("r ^= r >> 30") "    temp++;\n" },
   { "cit-a",
     "if (temp < size/2): true in the first half",
     0.5,
@@ -130,7 +148,7 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
     fprintf(f,
             "\n/* %s: %s */\n#define THEN __asm__ __volatile__(XRAY__MARK(\"b_%zu then\"))\n"
             "#define ELSE __asm__ __volatile__(XRAY__MARK(\"b_%zu else\"))\n"
-            "__attribute__((noinline)) long\nxray_branch_%zu(long size, long lim)\n{\n"
+            "__attribute__((noinline, aligned(64))) long\nxray_branch_%zu(long size, long lim)\n{\n"
             "  unsigned long r = xray_seed, b, result = 0;\n  long temp = 0, acc = 0, on, half = "
             "size / 2;\n\n"
             "  (void) b;\n  (void) on;\n  (void) half;\n  (void) lim;\n  (void) result;\n"

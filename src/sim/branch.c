@@ -27,8 +27,8 @@ struct layout {
 };
 
 static const struct layout layouts[XRAY__BK_N] = {
-  { 7, 1, 2, 0 }, /* penalty */
-  { 11, 1, 2, 0 }, /* penalty-long */
+  { 5, 1, 14, 0 }, /* penalty: its chain after the if */
+  { 5, 1, 20, 0 }, /* penalty-long */
   { 3, 3, 11, 0 }, /* a */
   { 6, 3, 11, 0 }, /* b */
   { 6, 3, 11, 0 }, /* c */
@@ -142,11 +142,11 @@ xray__sim_branch_run(const struct xray__sim_branch *b, const struct xray__sim_co
   }
   memset(table, 1, cells);
   /* The loop-carried chain: the penalty kernels' LCG step (a multiply
-   * and an add) and one xorshift (two adds' worth), two more in the long
-   * one; the paper's kernels' volatile global (a store-to-load round
-   * trip, taken as the integer divide's latency). */
-  chain = k == XRAY__BK_PENALTY    ? c->lat[0][1] + 3 * c->lat[0][0]
-      : k == XRAY__BK_PENALTY_LONG ? c->lat[0][1] + 7 * c->lat[0][0]
+   * and an add) and three xor-shifts (two adds' worth each), two more in
+   * the long one; the paper's kernels' volatile global (a store-to-load
+   * round trip, taken as the integer divide's latency). */
+  chain = k == XRAY__BK_PENALTY    ? c->lat[0][1] + 7 * c->lat[0][0]
+      : k == XRAY__BK_PENALTY_LONG ? c->lat[0][1] + 11 * c->lat[0][0]
                                    : c->lat[0][2];
   for (i = 0; i < size; i++) {
     int last = i + 1 == size, miss = 0;
