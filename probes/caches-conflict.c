@@ -373,49 +373,74 @@ none_ended(char *why, size_t whylen, const char *stop, const size_t *got, size_t
     snprintf(why + len, whylen - (size_t) len, "; 0: the set stopped conflicting)");
 }
 
-/* The level's ways, or 0 with why; and its miss function where the set
- * allows (L->qn).  L->lone says the ways came from one reduction that no
- * other repeated. */
-int
-caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below,
-        char *why, size_t whylen)
-{
-  size_t n0 = (size_t) ceil(cap_pages), got[CONFLICT_TRIES], t, u, nbest = 0;
-  uint64_t *set = malloc(3 * n0 * sizeof *set), *best = set ? set + 2 * n0 : NULL;
-  int agree = 0, any = 0;
-  const char *stop = NULL;
+/* The reductions of one level's conflict sets: the pages each ended
+ * with (0: lost its conflict), how many ran, how many agree with the
+ * last, the fewest pages any ended with, and what stopped them early. */
+struct tries {
+  size_t got[CONFLICT_TRIES], t, nbest;
+  int agree;
+  const char *stop;
+};
 
-  L->lone = 0;
-  if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
-    free(set);
-    snprintf(why, whylen, "no conflict test for a level of more than %d pages (it would "
-             "take too long)", CONFLICT_MAX_PAGES);
-    return 0;
-  }
+/* Reduce fresh conflict sets of n0 pages until two agree; not after
+ * three that all lost their conflict (the level's conflicts are too weak
+ * to reduce, as a tree-PLRU level's of a way count that is no power of
+ * two can be).  set has room for 3 n0 pages: it ends holding the last
+ * reduction, and set + 2 n0 the smallest. */
+static void
+reduce_tries(struct cc *c, struct level *L, uint64_t *set, size_t n0, int aguess, struct tries *r)
+{
+  uint64_t *best = set + 2 * n0;
+  size_t u;
+  int any = 0;
+
+  memset(r, 0, sizeof *r);
   c->tests = 0;
-  /* Until two agree; not after three that all lost their conflict (the
-   * level's conflicts are too weak to reduce, as a tree-PLRU level's of
-   * a way count that is no power of two can be). */
-  for (t = 0; t < CONFLICT_TRIES && agree < 2 && (t < 3 || any); t++) {
+  for (r->t = 0; r->t < CONFLICT_TRIES && r->agree < 2 && (r->t < 3 || any); r->t++) {
+    size_t t = r->t;
     if (c->deadline > 0 && xray__now() > c->deadline) {
-      stop = "the time budget (--budget) was spent";
+      r->stop = "the time budget (--budget) was spent";
       break;
     }
     if (c->tests > CONFLICT_TESTS) {
-      stop = "the conflict tests allowed were spent";
+      r->stop = "the conflict tests allowed were spent";
       break;
     }
     caches_draw_pages(c, n0, caches_pool_for(n0));
     memcpy(set, c->pool, n0 * sizeof *set);
-    got[t] = caches_reduce(c, L, set, n0, aguess, set + n0);
-    for (u = 0, agree = 0; u <= t; u++)
-      agree += got[u] > 0 && got[u] == got[t];
-    any |= got[t] > 0;
-    if (got[t] > 0 && (!nbest || got[t] < nbest)) {
-      nbest = got[t];
-      memcpy(best, set, nbest * sizeof *set);
+    r->got[t] = caches_reduce(c, L, set, n0, aguess, set + n0);
+    for (u = 0, r->agree = 0; u <= t; u++)
+      r->agree += r->got[u] > 0 && r->got[u] == r->got[t];
+    any |= r->got[t] > 0;
+    if (r->got[t] > 0 && (!r->nbest || r->got[t] < r->nbest)) {
+      r->nbest = r->got[t];
+      memcpy(best, set, r->nbest * sizeof *set);
     }
   }
+}
+
+/* The level's ways, or 0 with why; and its miss function where the set
+ * allows (L->qn).  L->lone says the ways came from one reduction that no
+ * other repeated. */
+int
+caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, double below, char *why,
+               size_t whylen)
+{
+  size_t n0 = (size_t) ceil(cap_pages), t, u;
+  uint64_t *set = malloc(3 * n0 * sizeof *set);
+  struct tries r;
+
+  L->lone = 0;
+  if (!set || n0 < 2 || n0 > CONFLICT_MAX_PAGES) {
+    free(set);
+    snprintf(why, whylen,
+             "no conflict test for a level of more than %d pages (it would "
+             "take too long)",
+             CONFLICT_MAX_PAGES);
+    return 0;
+  }
+  reduce_tries(c, L, set, n0, aguess, &r);
+  t = r.t;
   /* Two that agree; else the smallest of those that ended, which must
    * then pass the one-colour test on its own (every page needed, and of
    * one colour), as must the ways it gives the capacity's check: an
@@ -424,38 +449,38 @@ caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, doub
    * not confirmed: a level that keeps A + 1 pages of a colour at times
    * (Zen's L2s, after A of them ran a while) lets a reduction stop at
    * A + 2 of one colour, whose swaps then pass the one-colour test too. */
-  if (agree >= 2)
+  if (r.agree >= 2)
     t--;                                /* the one that agreed: set holds it */
-  else if (nbest) {
-    memcpy(set, best, nbest * sizeof *set);
-    got[t = 0] = nbest;
+  else if (r.nbest) {
+    memcpy(set, set + 2 * n0, r.nbest * sizeof *set);
+    r.got[t = 0] = r.nbest;
     L->lone = 1;
   } else {
-    none_ended(why, whylen, stop, got, t);
+    none_ended(why, whylen, r.stop, r.got, t);
     free(set);
     return 0;
   }
   /* A set that the level below holds whole cannot miss this level by
    * itself: it conflicted because the host's other threads took ways of
    * both for a while. */
-  if ((double) got[t] <= below) {
-    snprintf(why, whylen, "the minimal conflict set of %zu pages fits the level below "
-             "(%.0f pages): other threads held ways, and the level's are not shown", got[t],
-             below);
+  if ((double) r.got[t] <= below) {
+    snprintf(why, whylen,
+             "the minimal conflict set of %zu pages fits the level below "
+             "(%.0f pages): other threads held ways, and the level's are not shown",
+             r.got[t], below);
     free(set);
     return 0;
   }
-  if (!one_colour_tries(c, L, set, got[t], aguess, &u)) {
+  if (!one_colour_tries(c, L, set, r.got[t], aguess, &u)) {
     snprintf(why, whylen,
              "the minimal set of %zu pages failed the one-colour test "
              "(chased again, each page swapped) %zu time%s: the level below may hold A + 1 "
              "pages, or other threads held ways",
-             got[t], u, u == 1 ? "" : "s");
+             r.got[t], u, u == 1 ? "" : "s");
     free(set);
     return 0;
   }
-  L->qn = miss_function(c, L, set, (int) got[t] - 1);
+  L->qn = miss_function(c, L, set, (int) r.got[t] - 1);
   free(set);
-  return (int) got[t] - 1;
+  return (int) r.got[t] - 1;
 }
-

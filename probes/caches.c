@@ -214,6 +214,62 @@ caches_draw_spread(const struct pt *p)
   return 1.4826 * xray__median(dev, (size_t) p->draws) / mu;
 }
 
+/* The ways of level i by a conflict set, where the model saw a level
+ * (not a shared one: other tenants' lines come and go in its sets);
+ * then the colours with those ways give the capacity. */
+static void
+ways_by_conflict(struct cc *c, struct shape *S, int i)
+{
+  xray_machine *m = c->m;
+  struct level *l = &S->L[i];
+  double deadline = c->deadline;
+  int a, unfit;
+
+  if (deadline > 0)
+    c->deadline = fmax(deadline, xray__now() + WAYS_BUDGETS * m->budget);
+  /* Pages up to a page-indexed L1's capacity fit it whatever their
+   * colours (l1_pages); beyond L2 the level below has colours of its
+   * own. */
+  a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
+                     l->wwhy, sizeof l->wwhy);
+  c->deadline = deadline;
+  l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
+  /* A conflict set the machine could not time (a replay that did not
+   * record it) loses the ways only, not the levels after this one. */
+  if (c->failed) {
+    snprintf(l->wwhy, sizeof l->wwhy, "%.150s", m->error);
+    c->failed = 0;
+    a = 0;
+  }
+  /* The ways must also be ones the transition can have come from
+   * (under tree-PLRU a reduction once stalled at 147 pages). */
+  if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
+    l->ways = a;
+    l->size = l->fit.PA[a] * a * (double) c->page;
+    l->cwhy[0] = 0;
+    /* The policy's colours are fitted whatever the ways' source: the
+     * halves' check reads them too. */
+    unfit = caches_fit_policy(l, a);
+    if (l->lone)
+      snprintf(l->cwhy, sizeof l->cwhy,
+               "the ways come from one conflict set that no "
+               "second reduction repeated (a level that at times keeps A + 1 pages of a "
+               "colour can stop one at A + 2)");
+    else if (unfit)
+      snprintf(l->cwhy, sizeof l->cwhy,
+               "the colours lie between %.0f (%s) and %.0f "
+               "(LRU), which hold no one power of two",
+               l->qlo, l->qn ? "miss chance measured on one colour" : "optimal replacement",
+               l->qhi);
+    else
+      l->size = l->qP * a * (double) c->page;
+  } else if (a > 0)
+    snprintf(l->wwhy, sizeof l->wwhy,
+             "a conflict set gave %d ways, which the transition "
+             "does not fit (rms %.3f)",
+             a, a <= MAX_ASSOC ? sqrt(l->fit.errA[a] / l->fit.n) : HUGE_VAL);
+}
+
 /* Level i's ways (a conflict set), capacity (the page-colour model, or
  * where half the loads miss for a shared last level) and line. */
 static void
@@ -233,54 +289,8 @@ size_level(struct cc *c, struct shape *S, int i)
    * failure is a conflict set's or a line pair's, and is theirs alone. */
   if (c->failed)
     return;
-  /* The ways by a conflict set, where the model saw a level (not a
-   * shared one: other tenants' lines come and go in its sets); then the
-   * colours with those ways give the capacity. */
-  if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS) {
-    /* Pages up to a page-indexed L1's capacity fit it whatever their
-     * colours (l1_pages); beyond L2 the level below has colours of its
-     * own. */
-    double deadline = c->deadline;
-    int a, unfit;
-    if (deadline > 0)
-      c->deadline = fmax(deadline, xray__now() + WAYS_BUDGETS * m->budget);
-    a = caches_ways_of(c, l, l->fit.P * l->fit.A, l->fit.A, i == 1 ? caches_l1_pages(c, S) : 0,
-                       l->wwhy, sizeof l->wwhy);
-    c->deadline = deadline;
-    l->conflict_ran = l->fit.P * l->fit.A <= CONFLICT_MAX_PAGES;
-    /* A conflict set the machine could not time (a replay that did not
-     * record it) loses the ways only, not the levels after this one. */
-    if (c->failed) {
-      snprintf(l->wwhy, sizeof l->wwhy, "%.150s", m->error);
-      c->failed = 0;
-      a = 0;
-    }
-    /* The ways must also be ones the transition can have come from
-     * (under tree-PLRU a reduction once stalled at 147 pages). */
-    if (a > 0 && a <= MAX_ASSOC && sqrt(l->fit.errA[a] / l->fit.n) <= 2 * FIT_RMS) {
-      l->ways = a;
-      l->size = l->fit.PA[a] * a * (double) c->page;
-      l->cwhy[0] = 0;
-      /* The policy's colours are fitted whatever the ways' source: the
-       * halves' check reads them too. */
-      unfit = caches_fit_policy(l, a);
-      if (l->lone)
-        snprintf(l->cwhy, sizeof l->cwhy,
-                 "the ways come from one conflict set that no "
-                 "second reduction repeated (a level that at times keeps A + 1 pages of a "
-                 "colour can stop one at A + 2)");
-      else if (unfit)
-        snprintf(l->cwhy, sizeof l->cwhy, "the colours lie between %.0f (%s) and %.0f "
-                 "(LRU), which hold no one power of two", l->qlo,
-                 l->qn ? "miss chance measured on one colour" : "optimal replacement",
-                 l->qhi);
-      else
-        l->size = l->qP * a * (double) c->page;
-    } else if (a > 0)
-      snprintf(l->wwhy, sizeof l->wwhy, "a conflict set gave %d ways, which the transition "
-               "does not fit (rms %.3f)", a,
-               a <= MAX_ASSOC ? sqrt(l->fit.errA[a] / l->fit.n) : HUGE_VAL);
-  }
+  if (!shared && l->fit.A > 0 && l->fit.rms <= 2 * FIT_RMS)
+    ways_by_conflict(c, S, i);
   if (l->ways && !isnan(l->size))
     ;
   else if (l->fit.A > 0 && l->fit.rms <= FIT_RMS && l->fit.cap_hi <= CAP_SPREAD * l->fit.cap_lo)

@@ -291,6 +291,23 @@ largest_consensus(const double *b, int n, double *out)
   return k >= 3;
 }
 
+/* Up to three footprint checks, a run's worth of time apart: a host's
+ * other thread that holds part of the L1D for a while makes a true
+ * capacity fail too, a wrong one fails them all.  0 where all failed
+ * (why in doubt), else nonzero and doubt empty. */
+static int
+footprint_checks(struct dc *d, double cap, double line, char *doubt, size_t len)
+{
+  int k, fc = 0;
+
+  for (k = 0; k < 3 && (fc = footprint_check(d, cap, line, doubt, len)) == 0; k++)
+    if (k < 2 && levels(d))
+      break;
+  if (fc)
+    doubt[0] = 0;
+  return fc;
+}
+
 static int
 dcache_run(xray_machine *m, xray_report *r)
 {
@@ -344,20 +361,8 @@ dcache_run(xray_machine *m, xray_report *r)
    * wrong capacity puts every line at the first offset tried). */
   oka = oka && okc;
   okb = okb && okc;
-  /* Up to three checks, a run's worth of time apart: a host's other
-   * thread that holds part of the L1D for a while makes a true capacity
-   * fail too, a wrong one fails them all. */
-  if (okc) {
-    int k, fc = 0;
-    for (k = 0; k < 3 && (fc = footprint_check(d, vC, okb ? vB : 64, doubt, sizeof doubt)) == 0;
-         k++)
-      if (k < 2 && levels(d))
-        break;
-    if (fc == 0)
-      okc = oka = okb = 0;
-    else
-      doubt[0] = 0;
-  }
+  if (okc && !footprint_checks(d, vC, okb ? vB : 64, doubt, sizeof doubt))
+    okc = oka = okb = 0;
   set_value(vc, c, n, okc, vC, how, "the compact-set search did not settle");
   set_value(va, a, n, oka, vA, how, "the compact-set search did not settle");
   set_value(vb, b, n, okb, vB, how, "no offset made the extra address compact");

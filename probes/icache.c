@@ -38,6 +38,7 @@
 #include "icache.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Determinations at most (fewer once the time budget is spent; on a
@@ -468,83 +469,80 @@ conclude(xray_value *v, const xray_machine *m, const char *kernels, double *runs
   v->unconfirmed = !confirmed;
 }
 
-/* The portable C path (no machine-code backend for the ISA, or asked
- * for): the paper's own kernel, X-Ray's statement of four independent
- * register adds, compiled for each size.  It is ALU-bound on wide cores
- * (no step at all on Zen 3) and cannot tell an op cache apart; it runs
- * few, expensive points: 2 per octave, then a bisection. */
-struct cctx {
-  xray_machine *m;
-  double bytes_per_stmt;
+/* The runs of the icache probe, each in fresh code buffers, and what
+ * each saw. */
+struct runs {
+  double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS];
+  int l1c[MAX_RUNS], upc[MAX_RUNS]; /* clean 1, not 0, noisy -1 */
+  int n, k, twice, by[4]; /* runs, chase-alone edges, 8-byte NOP edges */
+  char uop_why[200];
+  struct once o; /* the last run */
 };
 
-static double
-cpoint(struct cctx *c, size_t n, double *bytes)
+/* Repeat in fresh code buffers until both values are confirmed.  A run
+ * can meet a contended phase of the host (an SMT sibling that takes half
+ * of the op cache and L1I, for tens to hundreds of milliseconds) or a
+ * conflict tied to its buffer's pages, so keep trying, starting new runs
+ * only in the first 3/4 of the budget.  A disturbed run (many points
+ * measured only at reduced speed) needs two others to confirm it.  A
+ * machine that takes no real time gets UNTIMED_RUNS, about what the
+ * budget buys a simulation.  -1 if generated code cannot run. */
+static int
+run_until_confirmed(xray_machine *m, struct runs *s, xray_value *l1i, xray_value *uop)
 {
-  static const struct xray_cspec add4 = { "p1 += p0; p2 += p0; p3 += p0; p4 += p0", "long", 5, 1,
-                                          XRAY__STYLE_BARRIER };
-  double y = c->m->ops->ccode(c->m, &add4, n, bytes);
+  double deadline = xray__now() + 0.75 * m->budget, c;
+  struct once *o = &s->o;
 
-  return xray__point(c->m, "icache", "c-add4", *bytes, y);
+  while (s->n < MAX_RUNS
+         && (s->n < 4 || xray__machine_more_runs(m, deadline, s->n, UNTIMED_RUNS))) {
+    int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2, n = s->n;
+    m->ops->reset(m);
+    if (measure_once(m, o)) {
+      snprintf(l1i->reason, sizeof l1i->reason, "cannot run generated code: %.170s", m->error);
+      snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
+      return -1;
+    }
+    s->l1[n] = o->l1i;
+    s->up[n] = o->uop;
+    s->by[o->l1i_by]++;
+    if (!isnan(o->l1i_alone))
+      s->alone[s->k++] = o->l1i_alone;
+    if (o->uop_why[0])
+      snprintf(s->uop_why, sizeof s->uop_why, "%s", o->uop_why);
+    s->twice += o->uop_seen_twice;
+    /* Clean: at most 3 % of its points without two full-speed samples (a
+     * disturbed run has tens of them; a good one, none to five in 190). */
+    unsure2 = xray__machine_unsure(m, &measured2);
+    s->l1c[n] = s->upc[n] = (unsure2 - unsure) * 33 <= measured2 - measured;
+    if (o->l1i_noisy)
+      s->l1c[n] = -1;
+    if (o->uop_noisy)
+      s->upc[n] = -1;
+    s->n++;
+    if ((confirmed(s->l1, s->l1c, s->n, 0) || os_consensus(s->l1, s->l1c, s->n, os_l1i(m), &c))
+        && confirmed(s->up, s->upc, s->n, 1))
+      break;
+  }
+  return 0;
 }
 
+/* Runs where only the chase saw an edge give a candidate, not a value
+ * anyone confirmed. */
 static void
-icache_c(xray_machine *m, xray_value *l1i, xray_value *uop)
+chase_candidate(xray_value *l1i, const struct runs *s)
 {
-  struct cctx c = { m, 0 };
-  struct xray__curve cv = { 0 };
-  struct xray__step st;
-  /* The budget holds here too, although every point is a compile: a
-   * longer one (--budget) buys the points this path needs.  A machine that
-   * takes no real time has none. */
-  double t0 = xray__now(), bytes, y, lo, hi, limit = m->timed ? m->budget : INFINITY;
-  size_t n, a, b, mid;
+  int i;
 
-  snprintf(l1i->method, sizeof l1i->method,
-           "portable C fallback: X-Ray's statement of four register adds, compiled for each "
-           "size with '%.60s %.60s' (ALU-bound on wide cores)", m->cc, m->cflags);
-  snprintf(uop->method, sizeof uop->method, "%s", l1i->method);
-  snprintf(uop->reason, sizeof uop->reason,
-           "the portable C kernel cannot tell a decoded-op cache apart");
-  for (n = 64; n <= 40000 && xray__now() - t0 < limit; n = n * 3 / 2) {
-    if (isnan(y = cpoint(&c, n, &bytes))) {
-      snprintf(l1i->reason, sizeof l1i->reason, "%.190s", m->error);
-      goto out;
-    }
-    xray__curve_add(&cv, (double) n, y);
-    c.bytes_per_stmt = bytes / (double) n;
+  for (i = 0; i < s->n && isnan(s->l1[i]); i++)
+    ;
+  if (i == s->n && s->k > 0) {
+    l1i->value = floor(xray__median(s->alone, (size_t) s->k) + 0.5);
+    l1i->source = XRAY_SOURCE_MEASURED;
+    xray__value_doubt(l1i,
+                      "; not confirmed: the chase's edge alone (%d of %d runs), which no "
+                      "other view shares",
+                      s->k, s->n);
   }
-  if (xray__find_steps(&cv, 0.25, &st, 1) == 0) {
-    snprintf(l1i->reason, sizeof l1i->reason,
-             "no step in C loops of up to %.0f bytes%s",
-             cv.n ? cv.x[cv.n - 1] * c.bytes_per_stmt : 0,
-             xray__now() - t0 >= limit ? " before the time budget was spent (each point is "
-             "a compile: give a larger --budget)" : ": the kernel is not fetch-bound here");
-    goto out;
-  }
-  a = (size_t) cv.x[st.last_low];
-  b = (size_t) cv.x[st.first_high];
-  lo = st.lo;
-  hi = st.hi;
-  while (b - a > 8) {
-    if (xray__now() - t0 >= limit) {
-      snprintf(l1i->reason, sizeof l1i->reason, "a step between C loops of %.0f and %.0f "
-               "bytes, not narrowed before the time budget was spent (give a larger --budget)",
-               (double) a * c.bytes_per_stmt, (double) b * c.bytes_per_stmt);
-      goto out;
-    }
-    mid = (a + b) / 2;
-    /* Low in the jump: an LRU-like transition starts right at capacity. */
-    if (cpoint(&c, mid, &bytes) < lo + 0.1 * (hi - lo))
-      a = mid;
-    else
-      b = mid;
-  }
-  cpoint(&c, a, &bytes);
-  l1i->value = bytes;
-  l1i->source = XRAY_SOURCE_MEASURED;
-out:
-  xray__curve_free(&cv);
 }
 
 static int
@@ -554,58 +552,24 @@ icache_run(xray_machine *m, xray_report *r)
   xray_value *assoc = xray__report_param(r, "XRAY_L1I_ASSOC", NULL, NULL);
   xray_value *line = xray__report_param(r, "XRAY_L1I_LINE", NULL, NULL);
   xray_value *uop = xray__report_param(r, "XRAY_UOP_CACHE_OPS", NULL, NULL);
-  double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS], deadline, c;
-  char uop_why[200] = "", how[300];
-  int l1c[MAX_RUNS], upc[MAX_RUNS], n = 0, twice = 0, by[4] = { 0 }, i, k = 0;
-  struct once o = { 0 };
+  struct runs *s;
+  char how[300];
 
   if (!l1i || !uop || !assoc || !line)
     return -1;
   if (xray__machine_uses_c(m)) {
-    icache_c(m, l1i, uop);
+    xray__icache_c(m, l1i, uop);
     xray__value_unknown(assoc,
                         "the portable C path cannot place code where the L1I's sets "
                         "and lines show");
     xray__value_unknown(line, assoc->reason);
     return 0;
   }
-  /* Repeat in fresh code buffers until both values are confirmed.  A run
-   * can meet a contended phase of the host (an SMT sibling that takes half
-   * of the op cache and L1I, for tens to hundreds of milliseconds) or a
-   * conflict tied to its buffer's pages, so keep trying, starting new runs
-   * only in the first 3/4 of the budget.  A disturbed run (many points
-   * measured only at reduced speed) needs two others to confirm it.  A
-   * machine that takes no real time gets UNTIMED_RUNS, about what the
-   * budget buys a simulation. */
-  deadline = xray__now() + 0.75 * m->budget;
-  while (n < MAX_RUNS && (n < 4 || xray__machine_more_runs(m, deadline, n, UNTIMED_RUNS))) {
-    int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2;
-    m->ops->reset(m);
-    if (measure_once(m, &o)) {
-      snprintf(l1i->reason, sizeof l1i->reason, "cannot run generated code: %.170s", m->error);
-      snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
-      return -1;
-    }
-    l1[n] = o.l1i;
-    up[n] = o.uop;
-    by[o.l1i_by]++;
-    if (!isnan(o.l1i_alone))
-      alone[k++] = o.l1i_alone;
-    if (o.uop_why[0])
-      snprintf(uop_why, sizeof uop_why, "%s", o.uop_why);
-    twice += o.uop_seen_twice;
-    /* Clean: at most 3 % of its points without two full-speed samples (a
-     * disturbed run has tens of them; a good one, none to five in 190). */
-    unsure2 = xray__machine_unsure(m, &measured2);
-    l1c[n] = upc[n] = (unsure2 - unsure) * 33 <= measured2 - measured;
-    if (o.l1i_noisy)
-      l1c[n] = -1;
-    if (o.uop_noisy)
-      upc[n] = -1;
-    n++;
-    if ((confirmed(l1, l1c, n, 0) || os_consensus(l1, l1c, n, os_l1i(m), &c))
-        && confirmed(up, upc, n, 1))
-      break;
+  if (!(s = calloc(1, sizeof *s)))
+    return -1;
+  if (run_until_confirmed(m, s, l1i, uop)) {
+    free(s);
+    return -1;
   }
   /* An op cache hidden behind the L1I edge is an answer of its own; an
    * L1I edge no two kernels shared is not, while other runs found one. */
@@ -614,28 +578,20 @@ icache_run(xray_machine *m, xray_report *r)
            "through %d-byte pieces of 4-byte (and 2-byte) NOPs left by returns; the L1I's edge, in "
            "runs, shared by the loops %d, by the chase and a loop or both chases %d, by the OS "
            "view and a kernel %d",
-           CHASE_SLOT, by[L1I_LOOPS], by[L1I_CHASE], by[L1I_OS]);
-  conclude(l1i, m, how, l1, l1c, n, o.l1i_gradual, 0, o.why, os_l1i(m));
-  /* Runs where only the chase saw an edge give a candidate, not a value
-   * anyone confirmed. */
-  for (i = 0; i < n && isnan(l1[i]); i++)
-    ;
-  if (i == n && k > 0) {
-    l1i->value = floor(xray__median(alone, (size_t) k) + 0.5);
-    l1i->source = XRAY_SOURCE_MEASURED;
-    xray__value_doubt(l1i, "; not confirmed: the chase's edge alone (%d of %d runs), which no "
-                      "other view shares", k, n);
-  }
-  conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", up, upc, n,
-           o.uop_gradual, 1,
-           uop_why[0] ? uop_why
-                      : "4-byte NOP loops step only at the L1I edge: an op cache, if any, "
-                        "holds at least as much of this code as the L1I, and its size is not "
-                        "seen",
+           CHASE_SLOT, s->by[L1I_LOOPS], s->by[L1I_CHASE], s->by[L1I_OS]);
+  conclude(l1i, m, how, s->l1, s->l1c, s->n, s->o.l1i_gradual, 0, s->o.why, os_l1i(m));
+  chase_candidate(l1i, s);
+  conclude(uop, m, "loops of 4-byte NOPs (4 code bytes, 1 op per statement)", s->up, s->upc, s->n,
+           s->o.uop_gradual, 1,
+           s->uop_why[0] ? s->uop_why
+                         : "4-byte NOP loops step only at the L1I edge: an op cache, if any, "
+                           "holds at least as much of this code as the L1I, and its size is not "
+                           "seen",
            0);
-  if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !twice)
+  if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !s->twice)
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");
+  free(s);
   m->ops->reset(m);
   xray__icache_geometry(m, l1i, assoc, line);
   return 0;

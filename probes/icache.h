@@ -1,6 +1,7 @@
 /* The icache probe's shared state, split over icache.c (the probe: which
  * edge is the L1I's, which the op cache's), icache-edge.c (curves of code
- * size and their edges) and icache-geometry.c (ways and line). */
+ * size and their edges), icache-geometry.c (ways and line) and icache-c.c
+ * (the portable C path). */
 #ifndef XRAY__ICACHE_H
 #define XRAY__ICACHE_H
 
@@ -44,5 +45,9 @@ double xray__ic_edge(struct ictx *c, const struct xray__curve *cv, const struct 
 int xray__ic_edges(struct ictx *c, double hi_bytes, double floor_lo, double floor_x, double *e,
                    int *how, int max);
 void xray__ic_free(struct ictx *c);
+
+/* icache-c.c: the L1I from C loops compiled for each size, where no
+ * machine-code backend serves (the op cache stays unknown). */
+void xray__icache_c(xray_machine *m, xray_value *l1i, xray_value *uop);
 
 #endif
