@@ -304,15 +304,64 @@ struct xray__kind {
  * where the OS tells no kinds apart. */
 int xray__os_kinds(struct xray__kind *k, int max, char *src, size_t srclen);
 
+/* What a value is: the OS view and the simulator's truth answer from
+ * this, with the row's level and arg, never from the value's name. */
+enum xray__what {
+  XRAY__W_CACHE_SIZE = 1,
+  XRAY__W_CACHE_ASSOC,
+  XRAY__W_CACHE_LINE,
+  XRAY__W_CACHE_LATENCY,
+  XRAY__W_UOP_OPS,
+  XRAY__W_CACHE_LEVELS,
+  XRAY__W_MEM_LATENCY,
+  XRAY__W_LRU,
+  XRAY__W_PAGE_SIZE,
+  XRAY__W_TLB_ENTRIES,
+  XRAY__W_TLB_ASSOC,
+  XRAY__W_TLB_HIT2, /* a first-level miss that hits the second level */
+  XRAY__W_TLB_WALK, /* a miss in every level */
+  XRAY__W_CPU_MHZ,
+  XRAY__W_TSC_MHZ,
+  XRAY__W_OP, /* an operation's latency or interval (--ops) */
+  XRAY__W_FMA_FUSES,
+  XRAY__W_FMA_ISA,
+  XRAY__W_FMA_LATENCY,
+  XRAY__W_FMA_RATE,
+  XRAY__W_BRANCH_PENALTY,
+  XRAY__W_BW_WIDTH,
+  XRAY__W_BW, /* arg: the stream kernel (XRAY__SK_...), | XRAY__ALL_CORES */
+  XRAY__W_SHARED_BY,
+  XRAY__W_C2C,
+  XRAY__W_DESTRUCTIVE,
+  XRAY__W_CONSTRUCTIVE,
+  XRAY__W_REGS, /* arg: 0 integer, 1 floating point, 2 vector */
+  XRAY__W_NUM_CPUS,
+  XRAY__W_NUM_CORES,
+  XRAY__W_SMT_WAYS
+};
+#define XRAY__LEVEL_INSN (-1) /* the L1I */
+#define XRAY__LEVEL_MEM 64 /* memory, as a level of the bandwidth rows */
+#define XRAY__ALL_CORES 0x100 /* a bandwidth row's every-core figure */
+
 /* machine/params.c: the table of every value xray reports.  A family's name
- * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each. */
+ * holds <n> (a level) or <TYPE>_<OP>; its desc a %s for each.  level: the
+ * cache or TLB level of a row (1 for the L1D and the first TLB, 0 where
+ * none), or, in a family of <n>, the least level its names take. */
 struct xray__param {
   const char *name, *unit, *desc, *probe;
   int kind; /* XRAY__IN_CYCLES, XRAY__LATENCY: what the rules of run/probe.c know of it */
+  enum xray__what what;
+  int level, arg;
 };
 #define XRAY__IN_CYCLES 1 /* counted in core cycles: a figure needs the core clock */
 #define XRAY__LATENCY 2 /* a latency: less than one cycle is no machine's */
+/* The OS reads it from the topology the processor reports (up to the L2,
+ * in a family of <n>) and gets it right where it gives it at all. */
+#define XRAY__OS_SETTLES 4
 const struct xray__param *xray__param_at(size_t i); /* NULL past the last */
 const struct xray__param *xray__param_find(const char *name);
+/* The row of name, and in *level the name's level (the row's, or the
+ * family's <n>); NULL where none, or where <n> is below the family's. */
+const struct xray__param *xray__param_match(const char *name, int *level);
 
 #endif

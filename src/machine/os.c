@@ -241,39 +241,22 @@ hwloc_l1i(int field)
 
 static int sysfs_shared_by(int level, double *v);
 
-/* XRAY_L1D_SIZE, XRAY_L2_ASSOC, XRAY_L3_LINE, ...: the data or unified
- * cache of that level in sysfs.  Latencies have no OS view. */
-static int
-sysfs_data_cache(const char *name, double *v)
-{
-  static const struct {
-    const char *suffix, *field;
-  } f[] = { { "SIZE", "size" },
-            { "ASSOC", "ways_of_associativity" },
-            { "LINE", "coherency_line_size" } };
-  char field[16];
-  int level;
-  size_t i;
+/* The sysfs fields of a cache's size, ways and line size, by field
+ * (XRAY__W_CACHE_SIZE, _ASSOC, _LINE less XRAY__W_CACHE_SIZE). */
+static const char *const cache_fields[] = { "size", "ways_of_associativity",
+                                            "coherency_line_size" };
 
-  /* The data and unified levels: the deepest whose size sysfs gives. */
-  if (strcmp(name, "XRAY_CACHE_LEVELS") == 0) {
-    for (level = 1; level < 8; level++)
-      if (sysfs_cache(level + 1, "Unified", "size") < 0)
-        break;
-    *v = level;
-    return level > 1 || sysfs_cache(1, "Data", "size") > 0 ? 0 : -1;
-  }
-  if (!((sscanf(name, "XRAY_L%dD_%15s", &level, field) == 2 && level == 1)
-        || (sscanf(name, "XRAY_L%d_%15s", &level, field) == 2 && level >= 2)))
-    return -1;
-  if (level >= 2 && strcmp(field, "SHARED_BY") == 0)
-    return sysfs_shared_by(level, v);
-  for (i = 0; i < sizeof f / sizeof *f; i++)
-    if (strcmp(field, f[i].suffix) == 0) {
-      *v = sysfs_cache(level, level == 1 ? "Data" : "Unified", f[i].field);
-      return *v > 0 ? 0 : -1;
-    }
-  return -1;
+/* The data and unified levels: the deepest whose size sysfs gives. */
+static int
+sysfs_levels(double *v)
+{
+  int level;
+
+  for (level = 1; level < 8; level++)
+    if (sysfs_cache(level + 1, "Unified", "size") < 0)
+      break;
+  *v = level;
+  return level > 1 || sysfs_cache(1, "Data", "size") > 0 ? 0 : -1;
 }
 
 /* "cpu MHz : 2445.424" and "flags : ... fma ..." from /proc/cpuinfo. */
@@ -426,12 +409,12 @@ mask_bitmap(hwloc_bitmap_t b)
 
 /* The core and CPU values. */
 static int
-os_cpu(const char *name, double *v, char *src, size_t srclen)
+os_cpu(enum xray__what what, double *v, char *src, size_t srclen)
 {
   double cores, smt;
-  int cores_asked = 0; /* XRAY_NUM_CORES, not XRAY_SMT_WAYS */
+  int cores_asked = what == XRAY__W_NUM_CORES; /* not XRAY__W_SMT_WAYS */
 
-  if (strcmp(name, "XRAY_CPU_MHZ") == 0) {
+  if (what == XRAY__W_CPU_MHZ) {
     char buf[64];
     if (xray__os_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", buf, sizeof buf) == 0
         && atof(buf) > 0) {
@@ -443,12 +426,12 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       snprintf(src, srclen, "/proc/cpuinfo");
       return 0;
     }
-  } else if (strcmp(name, "XRAY_HAVE_FMA_ISA") == 0) {
+  } else if (what == XRAY__W_FMA_ISA) {
     if (xray__isa_fma_flag && (*v = cpuinfo("flags", xray__isa_fma_flag)) >= 0) {
       snprintf(src, srclen, "/proc/cpuinfo");
       return 0;
     }
-  } else if (strcmp(name, "XRAY_NUM_CPUS") == 0) {
+  } else if (what == XRAY__W_NUM_CPUS) {
     int cpu[1];
     long n = xray__os_root() ? online_cpus(cpu, 1) : sysconf(_SC_NPROCESSORS_ONLN);
     if (n > 0) {
@@ -456,8 +439,7 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
       snprintf(src, srclen, xray__os_root() ? "sysfs (online)" : "sysconf (online)");
       return 0;
     }
-  } else if ((cores_asked = strcmp(name, "XRAY_NUM_CORES") == 0)
-             || strcmp(name, "XRAY_SMT_WAYS") == 0) {
+  } else if (what == XRAY__W_NUM_CORES || what == XRAY__W_SMT_WAYS) {
 #ifdef XRAY__HAVE_HWLOC
     hwloc_topology_t t;
     hwloc_bitmap_t mine = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
@@ -499,17 +481,15 @@ os_cpu(const char *name, double *v, char *src, size_t srclen)
 /* The data TLBs as the processor describes them (isa/: AMD's CPUID leaves
  * on x86; other vendors leave them zero, and then there is no view). */
 static int
-isa_tlb(const char *name, double *v, char *src, size_t srclen)
+isa_tlb(int level, int entries_asked, double *v, char *src, size_t srclen)
 {
-  int first = strncmp(name, "XRAY_DTLB_", 10) == 0;
   unsigned entries, ways;
 
-  if ((!first && strncmp(name, "XRAY_L2TLB_", 11) != 0)
-      || xray__isa_tlb(first ? 1 : 2, &entries, &ways) != 0)
+  if (xray__isa_tlb(level, &entries, &ways) != 0)
     return -1;
-  if (strstr(name, "_ENTRIES"))
+  if (entries_asked)
     *v = entries;
-  else if (strstr(name, "_ASSOC") && ways > 0)
+  else if (ways > 0)
     *v = ways;
   else
     return -1;
@@ -517,48 +497,33 @@ isa_tlb(const char *name, double *v, char *src, size_t srclen)
   return 0;
 }
 
-/* XRAY_L1D_* and XRAY_L1I_* (SIZE, ASSOC, LINE) as the processor
- * describes its L1 caches (CPUID on x86): the last view, for hosts whose
- * OS gives no cache topology (a guest without sysfs cache folders). */
+/* An L1's size, ways or line size (field f) as the processor describes
+ * its L1 caches (CPUID on x86): the last view, for hosts whose OS gives
+ * no cache topology (a guest without sysfs cache folders). */
 static int
-isa_l1(const char *name, double *v, char *src, size_t srclen)
+isa_l1(int data, int f, double *v, char *src, size_t srclen)
 {
   unsigned size, ways, line;
-  int data = strncmp(name, "XRAY_L1D_", 9) == 0;
 
-  if ((!data && strncmp(name, "XRAY_L1I_", 9) != 0) || xray__isa_l1(data, &size, &ways, &line))
+  if (xray__isa_l1(data, &size, &ways, &line))
     return -1;
-  if (strcmp(name + 9, "SIZE") == 0)
-    *v = size;
-  else if (strcmp(name + 9, "ASSOC") == 0)
-    *v = ways;
-  else if (strcmp(name + 9, "LINE") == 0)
-    *v = line;
-  else
-    return -1;
+  *v = f == 0 ? size : f == 1 ? ways : line;
   snprintf(src, srclen, "cpuid");
   return 0;
 }
 
-/* XRAY_L1I_SIZE, _ASSOC, _LINE: hwloc, else sysfs, else sysconf. */
+/* The L1I's size, ways or line size (field f): hwloc, else sysfs, else
+ * sysconf. */
 static int
-l1i_read(const char *name, int live, double *v, char *src, size_t srclen)
+l1i_read(int f, int live, double *v, char *src, size_t srclen)
 {
-  static const char *const names[] = { "XRAY_L1I_SIZE", "XRAY_L1I_ASSOC", "XRAY_L1I_LINE" };
-  static const char *const fields[] = { "size", "ways_of_associativity", "coherency_line_size" };
-  int f;
-
-  for (f = 0; f < 3 && strcmp(name, names[f]) != 0; f++)
-    ;
-  if (f == 3)
-    return -1;
 #ifdef XRAY__HAVE_HWLOC
   if (live && (*v = hwloc_l1i(f)) > 0) {
     snprintf(src, srclen, "hwloc");
     return 0;
   }
 #endif
-  if ((*v = sysfs_cache(1, "Instruction", fields[f])) > 0) {
+  if ((*v = sysfs_cache(1, "Instruction", cache_fields[f])) > 0) {
     snprintf(src, srclen, "sysfs");
     return 0;
   }
@@ -578,27 +543,61 @@ l1i_read(const char *name, int live, double *v, char *src, size_t srclen)
   return -1;
 }
 
-int
-xray__os_read(const char *name, double *v, char *src, size_t srclen)
+/* A cache's size, ways or line size (field f) at level (XRAY__LEVEL_INSN:
+ * the L1I; 1: the L1D; else the unified level): the OS's view, else the
+ * processor's of an L1. */
+static int
+os_cache(int f, int level, int live, double *v, char *src, size_t srclen)
 {
-  int live = !xray__os_root();
-
-  if (l1i_read(name, live, v, src, srclen) == 0)
-    return 0;
-  if (sysfs_data_cache(name, v) == 0) {
+  if (level == XRAY__LEVEL_INSN) {
+    if (l1i_read(f, live, v, src, srclen) == 0)
+      return 0;
+  } else if ((*v = sysfs_cache(level, level == 1 ? "Data" : "Unified", cache_fields[f])) > 0) {
     snprintf(src, srclen, "sysfs");
     return 0;
   }
-  if (os_cpu(name, v, src, srclen) == 0 || (live && isa_tlb(name, v, src, srclen) == 0)
-      || (live && isa_l1(name, v, src, srclen) == 0))
-    return 0;
-  if (live && strcmp(name, "XRAY_PAGE_SIZE") == 0) {
-    long p = sysconf(_SC_PAGESIZE);
-    if (p > 0) {
-      *v = (double) p;
+  return live && level <= 1 ? isa_l1(level == 1, f, v, src, srclen) : -1;
+}
+
+/* The OS's view of a value, found by what the value is (params.c). */
+int
+xray__os_read(const char *name, double *v, char *src, size_t srclen)
+{
+  int live = !xray__os_root(), level, ok = -1;
+  const struct xray__param *p = xray__param_match(name, &level);
+  long pg;
+
+  switch (p ? p->what : 0) {
+  case XRAY__W_CACHE_SIZE:
+  case XRAY__W_CACHE_ASSOC:
+  case XRAY__W_CACHE_LINE:
+    return os_cache(p->what - XRAY__W_CACHE_SIZE, level, live, v, src, srclen);
+  case XRAY__W_CACHE_LEVELS:
+    ok = sysfs_levels(v);
+    break;
+  case XRAY__W_SHARED_BY:
+    ok = level >= 2 ? sysfs_shared_by(level, v) : -1;
+    break;
+  case XRAY__W_CPU_MHZ:
+  case XRAY__W_FMA_ISA:
+  case XRAY__W_NUM_CPUS:
+  case XRAY__W_NUM_CORES:
+  case XRAY__W_SMT_WAYS:
+    return os_cpu(p->what, v, src, srclen);
+  case XRAY__W_TLB_ENTRIES:
+  case XRAY__W_TLB_ASSOC:
+    return live ? isa_tlb(level, p->what == XRAY__W_TLB_ENTRIES, v, src, srclen) : -1;
+  case XRAY__W_PAGE_SIZE:
+    if (live && (pg = sysconf(_SC_PAGESIZE)) > 0) {
+      *v = (double) pg;
       snprintf(src, srclen, "sysconf");
       return 0;
     }
+    return -1;
+  default:
+    return -1;
   }
-  return -1;
+  if (ok == 0)
+    snprintf(src, srclen, "sysfs");
+  return ok;
 }

@@ -17,12 +17,13 @@ static double
 disagree_tolerance(const xray_value *v)
 {
   static const char *const counts[] = { "ways", "entries", "levels", "CPUs", "cores", "threads" };
-  size_t i, n = strlen(v->name);
+  const struct xray__param *p = xray__param_find(v->name);
+  size_t i;
 
   for (i = 0; i < sizeof counts / sizeof *counts; i++)
     if (strcmp(v->unit, counts[i]) == 0)
       return 0;
-  if ((n > 5 && strcmp(v->name + n - 5, "_LINE") == 0) || strcmp(v->name, "XRAY_PAGE_SIZE") == 0)
+  if (p && (p->what == XRAY__W_CACHE_LINE || p->what == XRAY__W_PAGE_SIZE))
     return 0;
   return DISAGREE_TOLERANCE;
 }
@@ -39,20 +40,16 @@ disagree_tolerance(const xray_value *v)
 static int
 topology_checks(const xray_machine *m, const xray_value *v)
 {
-  static const char *const names[] = { "XRAY_L1I_SIZE",     "XRAY_L1I_ASSOC",  "XRAY_L1I_LINE",
-                                       "XRAY_L1D_SIZE",     "XRAY_L1D_ASSOC",  "XRAY_L1D_LINE",
-                                       "XRAY_DTLB_ENTRIES", "XRAY_DTLB_ASSOC", "XRAY_L2_SIZE",
-                                       "XRAY_L2_ASSOC",     "XRAY_CACHE_LEVELS", "XRAY_PAGE_SIZE" };
   static const char *const sources[] = { "sysfs", "hwloc", "sysconf", "cpuid" };
-  size_t i, j;
+  int level;
+  const struct xray__param *p = xray__param_match(v->name, &level);
+  size_t j;
 
-  if (!m->hardware || v->effective)
+  if (!m->hardware || v->effective || !p || !(p->kind & XRAY__OS_SETTLES) || level > 2)
     return 0;
-  for (i = 0; i < sizeof names / sizeof *names; i++)
-    for (j = 0; j < sizeof sources / sizeof *sources; j++)
-      if (strcmp(v->name, names[i]) == 0
-          && strncmp(v->os_source, sources[j], strlen(sources[j])) == 0)
-        return 1;
+  for (j = 0; j < sizeof sources / sizeof *sources; j++)
+    if (strncmp(v->os_source, sources[j], strlen(sources[j])) == 0)
+      return 1;
   return 0;
 }
 
@@ -122,7 +119,7 @@ check_invariants(xray_report *r)
     const struct xray__param *p = xray__param_find(v->name);
     if (measured(v) && p && (p->kind & XRAY__LATENCY) && v->value < 1)
       impossible(v, "a latency under one cycle");
-    if (measured(v) && strcmp(v->name, "XRAY_CPU_MHZ") == 0 && v->value < 1)
+    if (measured(v) && p && p->what == XRAY__W_CPU_MHZ && v->value < 1)
       impossible(v, "a core clock under 1 MHz");
   }
   for (l = 2; l <= 4; l++) {

@@ -193,35 +193,42 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
 }
 
 int
-xray__sim_core_truth(const struct xray__sim_core *c, const char *name, double *v)
+xray__sim_core_truth(const struct xray__sim_core *c, const struct xray__param *p, double *v)
 {
-  if (strcmp(name, "XRAY_CPU_MHZ") == 0 && !c->hidden)
+  switch (p->what) {
+  case XRAY__W_CPU_MHZ:
     *v = c->mhz;
-  else if (strcmp(name, "XRAY_TSC_MHZ") == 0 && c->tsc > 0)
+    return c->hidden ? -1 : 0;
+  case XRAY__W_TSC_MHZ:
     *v = c->tsc;
-  else if (strcmp(name, "XRAY_NUM_CPUS") == 0)
+    return c->tsc > 0 ? 0 : -1;
+  case XRAY__W_NUM_CPUS:
     *v = c->ncpu;
-  else if (strcmp(name, "XRAY_NUM_CORES") == 0)
+    return 0;
+  case XRAY__W_NUM_CORES:
     *v = c->ncpu / c->smt;
-  else if (strcmp(name, "XRAY_SMT_WAYS") == 0)
+    return 0;
+  case XRAY__W_SMT_WAYS:
     *v = c->smt;
-  else if (strcmp(name, "XRAY_HAVE_FMA_ISA") == 0)
+    return 0;
+  case XRAY__W_FMA_ISA:
     *v = c->fma_isa;
-  else if (strcmp(name, "XRAY_HAVE_FMA") == 0)
+    return 0;
+  case XRAY__W_FMA_FUSES:
     *v = c->fma_isa && c->contract;
-  else if (strcmp(name, "XRAY_FMA_LATENCY") == 0 && c->fma_isa)
+    return 0;
+  case XRAY__W_FMA_LATENCY:
     *v = c->lat[1][OP_FMA];
-  else if (strcmp(name, "XRAY_FMA_PER_CYCLE") == 0 && c->fma_isa)
+    return c->fma_isa ? 0 : -1;
+  case XRAY__W_FMA_RATE:
     *v = c->thru[1][OP_FMA];
-  else if (strcmp(name, "XRAY_NUM_INT_REGS") == 0)
-    *v = c->regs[0];
-  else if (strcmp(name, "XRAY_NUM_FP_REGS") == 0)
-    *v = c->regs[1];
-  else if (strcmp(name, "XRAY_NUM_VEC_REGS") == 0)
-    *v = c->regs[2];
-  else
+    return c->fma_isa ? 0 : -1;
+  case XRAY__W_REGS:
+    *v = c->regs[p->arg];
+    return 0;
+  default:
     return -1;
-  return 0;
+  }
 }
 
 int

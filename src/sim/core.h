@@ -33,7 +33,9 @@ void xray__sim_core_free(struct xray__sim_core *c);
 /* 1 if key is a core item (set from val), 0 if not, -1 on a bad value. */
 int xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, char *err,
                         size_t errlen);
-int xray__sim_core_truth(const struct xray__sim_core *c, const char *name, double *v);
+struct xray__param;
+/* The core's true value of row p (params.c), or -1 where it has none. */
+int xray__sim_core_truth(const struct xray__sim_core *c, const struct xray__param *p, double *v);
 int xray__sim_core_kbuild(struct xray__sim_core *c, const struct xray_cspec *k, size_t n, char *err,
                           size_t errlen);
 /* Noise-free cycles per statement; NAN with *avail 0 if unavailable. */

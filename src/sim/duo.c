@@ -181,33 +181,30 @@ xray__sim_duo_check(const struct sim *m, char *err, size_t errlen)
 /* The truths, for the first CPU: how many CPUs share each level with it,
  * a round trip to the nearest other core, the interference sizes. */
 int
-xray__sim_duo_truth(const struct sim *m, const char *name, double *v)
+xray__sim_duo_truth(const struct sim *m, const struct xray__param *p, int level, double *v)
 {
   unsigned long line, block;
-  int lv;
-  char rest[16];
 
   if (!m->nlev)
     return -1;
   block = granule(m, &line);
-  if (sscanf(name, "XRAY_L%d_SHARED_%15s", &lv, rest) == 2 && strcmp(rest, "BY") == 0) {
-    if (lv < 1 || lv > m->nlev || m->cpu.ncpu < 2)
+  switch (p->what) {
+  case XRAY__W_SHARED_BY:
+    if (level < 1 || level > m->nlev || m->cpu.ncpu < 2)
       return -1;
-    *v = group(m, lv - 1);
+    *v = group(m, level - 1);
     return 0;
-  }
   /* One thread finds the constructive size; the others need two cores. */
-  if (strcmp(name, "XRAY_CONSTRUCTIVE_INTERFERENCE") == 0) {
+  case XRAY__W_CONSTRUCTIVE:
     *v = (double) (m->adjline > line ? m->adjline : line);
     return 0;
+  case XRAY__W_C2C:
+  case XRAY__W_DESTRUCTIVE:
+    if (m->cpu.ncpu / m->cpu.smt < 2)
+      return -1;
+    *v = p->what == XRAY__W_C2C ? 2 * move_cost(m, 0, m->cpu.smt) : (double) block;
+    return 0;
+  default:
+    return -1;
   }
-  if (m->cpu.ncpu / m->cpu.smt < 2)
-    return -1;
-  if (strcmp(name, "XRAY_C2C_LATENCY") == 0)
-    *v = 2 * move_cost(m, 0, m->cpu.smt);
-  else if (strcmp(name, "XRAY_DESTRUCTIVE_INTERFERENCE") == 0)
-    *v = (double) block;
-  else
-    return -1;
-  return 0;
 }

@@ -318,68 +318,83 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
   return 0;
 }
 
-/* The simulated truth of a named value, for the OS view. */
+/* The truth of a cache's size, ways, line or latency at level (the L1I:
+ * XRAY__LEVEL_INSN); -1 where the machine has no such cache. */
+static int
+cache_truth(const struct sim *m, enum xray__what what, int level, double *v)
+{
+  const struct xray__cache *c;
+
+  if (level == XRAY__LEVEL_INSN) {
+    if (!m->have_l1i || what == XRAY__W_CACHE_LATENCY)
+      return -1;
+    c = &m->l1i;
+  } else if (level >= 1 && level <= m->nlev)
+    c = &m->lev[level - 1];
+  else
+    return -1;
+  *v = what == XRAY__W_CACHE_SIZE   ? (double) c->size
+      : what == XRAY__W_CACHE_ASSOC ? (double) c->ways
+      : what == XRAY__W_CACHE_LINE  ? (double) c->line
+                                    : c->lat;
+  return 0;
+}
+
+/* The simulated truth of a named value, for the OS view: found by what
+ * the value is (params.c), and whether this machine has it. */
 int
 xray__sim_truth(const xray_machine *base, const char *name, double *v)
 {
   const struct sim *m = (const struct sim *) base;
-  int lv;
-  char field[16];
+  int level, tlb;
+  const struct xray__param *p = xray__param_match(name, &level);
 
-  if (xray__sim_core_truth(&m->cpu, name, v) == 0 || xray__sim_stream_truth(m, name, v) == 0
-      || xray__sim_duo_truth(m, name, v) == 0)
-    return 0;
-  if (strcmp(name, "XRAY_BRANCH_MISS_PENALTY") == 0 && m->cpu_items) {
-    *v = m->br.penalty;
-    return 0;
-  }
-  if (strcmp(name, "XRAY_L1I_SIZE") == 0 && m->have_l1i)
-    *v = (double) m->l1i.size;
-  else if (strcmp(name, "XRAY_L1I_ASSOC") == 0 && m->have_l1i)
-    *v = (double) m->l1i.ways;
-  else if (strcmp(name, "XRAY_L1I_LINE") == 0 && m->have_l1i)
-    *v = (double) m->l1i.line;
-  else if (strcmp(name, "XRAY_UOP_CACHE_OPS") == 0 && m->have_l1i)
-    *v = (double) m->uop_ops;
-  else if (strcmp(name, "XRAY_L1D_LRU") == 0 && m->nlev)
-    *v = m->lev[0].policy != XRAY__POL_RANDOM;
-  else if (strcmp(name, "XRAY_CACHE_LEVELS") == 0 && m->nlev)
-    *v = m->nlev;
-  else if (strcmp(name, "XRAY_MEM_LATENCY") == 0 && m->nlev)
-    *v = m->mem;
-  else if (strcmp(name, "XRAY_PAGE_SIZE") == 0 && (m->ntlb || m->colour))
-    *v = (double) (m->ntlb ? m->tlb[0].line : m->colour);
-  else if (strcmp(name, "XRAY_DTLB_ENTRIES") == 0 && m->ntlb)
-    *v = (double) (m->tlb[0].size / m->tlb[0].line);
-  else if (strcmp(name, "XRAY_DTLB_ASSOC") == 0 && m->ntlb)
-    *v = (double) m->tlb[0].ways;
-  else if (strcmp(name, "XRAY_L2TLB_ENTRIES") == 0 && m->ntlb > 1)
-    *v = (double) (m->tlb[1].size / m->tlb[1].line);
-  else if (strcmp(name, "XRAY_L2TLB_ASSOC") == 0 && m->ntlb > 1)
-    *v = (double) m->tlb[1].ways;
-  else if (strcmp(name, "XRAY_DTLB_MISS_LATENCY") == 0 && m->ntlb > 1)
-    *v = m->tlbpen;
-  else if (strcmp(name, "XRAY_TLB_MISS_LATENCY") == 0 && m->ntlb)
-    *v = m->walk + (m->ntlb > 1 ? m->tlbpen : 0);
-  else if ((sscanf(name, "XRAY_L%dD_%15s", &lv, field) == 2 && lv == 1)
-           || (sscanf(name, "XRAY_L%d_%15s", &lv, field) == 2 && lv >= 2)) {
-    const struct xray__cache *c;
-    if (lv > m->nlev)
-      return -1;
-    c = &m->lev[lv - 1];
-    if (strcmp(field, "SIZE") == 0)
-      *v = (double) c->size;
-    else if (strcmp(field, "ASSOC") == 0)
-      *v = (double) c->ways;
-    else if (strcmp(field, "LINE") == 0)
-      *v = (double) c->line;
-    else if (strcmp(field, "LATENCY") == 0)
-      *v = c->lat;
-    else
-      return -1;
-  } else
+  if (!p)
     return -1;
-  return 0;
+  if (xray__sim_core_truth(&m->cpu, p, v) == 0 || xray__sim_stream_truth(m, p, level, v) == 0
+      || xray__sim_duo_truth(m, p, level, v) == 0)
+    return 0;
+  tlb = level == 2 ? 1 : 0;
+  switch (p->what) {
+  case XRAY__W_BRANCH_PENALTY:
+    *v = m->br.penalty;
+    return m->cpu_items ? 0 : -1;
+  case XRAY__W_CACHE_SIZE:
+  case XRAY__W_CACHE_ASSOC:
+  case XRAY__W_CACHE_LINE:
+  case XRAY__W_CACHE_LATENCY:
+    return cache_truth(m, p->what, level, v);
+  case XRAY__W_UOP_OPS:
+    *v = (double) m->uop_ops;
+    return m->have_l1i ? 0 : -1;
+  case XRAY__W_LRU:
+    *v = m->nlev && m->lev[0].policy != XRAY__POL_RANDOM;
+    return m->nlev ? 0 : -1;
+  case XRAY__W_CACHE_LEVELS:
+    *v = m->nlev;
+    return m->nlev ? 0 : -1;
+  case XRAY__W_MEM_LATENCY:
+    *v = m->mem;
+    return m->nlev ? 0 : -1;
+  case XRAY__W_PAGE_SIZE:
+    *v = (double) (m->ntlb ? m->tlb[0].line : m->colour);
+    return m->ntlb || m->colour ? 0 : -1;
+  case XRAY__W_TLB_ENTRIES:
+  case XRAY__W_TLB_ASSOC:
+    if (m->ntlb <= tlb)
+      return -1;
+    *v = p->what == XRAY__W_TLB_ENTRIES ? (double) (m->tlb[tlb].size / m->tlb[tlb].line)
+                                        : (double) m->tlb[tlb].ways;
+    return 0;
+  case XRAY__W_TLB_HIT2:
+    *v = m->tlbpen;
+    return m->ntlb > 1 ? 0 : -1;
+  case XRAY__W_TLB_WALK:
+    *v = m->walk + (m->ntlb > 1 ? m->tlbpen : 0);
+    return m->ntlb ? 0 : -1;
+  default:
+    return -1;
+  }
 }
 
 void

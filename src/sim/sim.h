@@ -158,14 +158,16 @@ int xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen);
 double xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int threads);
 int xray__sim_sbuild(xray_machine *base, int *nt);
 double xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads);
-int xray__sim_stream_truth(const struct sim *m, const char *name, double *v);
+/* The true values of the rows of params.c that streams (stream.c) and two
+ * CPUs at once (duo.c) give, at the name's level; -1 where none. */
+int xray__sim_stream_truth(const struct sim *m, const struct xray__param *p, int level, double *v);
 
 /* duo.c: two simulated CPUs at once (machine.h: the duo op), the items
  * that say what they share, and their truths. */
 double xray__sim_duo(xray_machine *base, const struct xray__duo *d);
 int xray__sim_duo_item(struct sim *m, const char *key, const char *val, char *err, size_t errlen);
 int xray__sim_duo_check(const struct sim *m, char *err, size_t errlen);
-int xray__sim_duo_truth(const struct sim *m, const char *name, double *v);
+int xray__sim_duo_truth(const struct sim *m, const struct xray__param *p, int level, double *v);
 
 /* sim.c */
 double xray__sim_noise(struct sim *m, double cyc);

@@ -169,46 +169,25 @@ xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads)
   return best;
 }
 
-/* The truth of XRAY_BW_L<n>_<KERNEL>, XRAY_BW_MEM_<KERNEL> (_ALL: every
- * core at once) and XRAY_BW_WIDTH; -1 if name is none of them. */
+/* The truth of row p at level: a bandwidth (XRAY_BW_L<n>_<KERNEL>,
+ * XRAY_BW_MEM_<KERNEL>, _ALL every core at once) or XRAY_BW_WIDTH; -1
+ * where p is none of them, or this machine has no such figure. */
 int
-xray__sim_stream_truth(const struct sim *m, const char *name, double *v)
+xray__sim_stream_truth(const struct sim *m, const struct xray__param *p, int level, double *v)
 {
-  char what[32];
-  size_t k, len;
-  int slot, lv, threads = 1, pos = 0;
+  int threads = p->arg & XRAY__ALL_CORES ? m->cpu.ncpu : 1;
+  size_t k = (size_t) (p->arg & ~XRAY__ALL_CORES);
 
-  if (strcmp(name, "XRAY_BW_WIDTH") == 0) {
+  if (p->what == XRAY__W_BW_WIDTH) {
     *v = m->cpu.vecbits / 8.0;
     return 0;
   }
-  if (strncmp(name, "XRAY_BW_MEM_", 12) == 0) {
-    slot = MAX_LEVELS;
-    snprintf(what, sizeof what, "%s", name + 12);
-  } else if (sscanf(name, "XRAY_BW_L%d_%n", &lv, &pos) == 1 && pos > 0 && lv >= 1
-             && lv <= m->nlev) {
-    slot = lv - 1;
-    snprintf(what, sizeof what, "%s", name + pos);
-  } else
+  if (p->what != XRAY__W_BW || (level != XRAY__LEVEL_MEM && level > m->nlev)
+      || (k == XRAY__SK_WRITE_NT && (level != XRAY__LEVEL_MEM || !m->stream.nt)))
     return -1;
-  len = strlen(what);
-  if (len > 4 && strcmp(what + len - 4, "_ALL") == 0) {
-    /* One CPU has no "every core at once" apart from the one core. */
-    if (m->cpu.ncpu < 2)
-      return -1;
-    what[len - 4] = 0;
-    threads = m->cpu.ncpu;
-  }
-  for (k = 0; k < XRAY__SK_BASE; k++) {
-    char up[16];
-    size_t i;
-    for (i = 0; xray__skernels[k].name[i] && i + 1 < sizeof up; i++)
-      up[i] = xray__skernels[k].name[i] == '-' ? '_' : (char) (xray__skernels[k].name[i] - 32);
-    up[i] = 0;
-    if (strcmp(what, up) == 0 && (k != XRAY__SK_WRITE_NT || (slot == MAX_LEVELS && m->stream.nt))) {
-      *v = xray__sim_stream_rate(m, k, slot, threads);
-      return 0;
-    }
-  }
-  return -1;
+  /* One CPU has no "every core at once" apart from the one core. */
+  if (p->arg & XRAY__ALL_CORES && m->cpu.ncpu < 2)
+    return -1;
+  *v = xray__sim_stream_rate(m, k, level == XRAY__LEVEL_MEM ? MAX_LEVELS : level - 1, threads);
+  return 0;
 }
