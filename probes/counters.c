@@ -34,13 +34,12 @@
 #define NBENCH XRAY__NBENCH
 #define NBRANCH XRAY__NBRANCH
 #define NCAT XRAY__NCAT
-#define PF XRAY__NCAT /* the prefetch category, after every cache one */
+#define PF XRAY__PF
 #define NSIZES 5
 /* A prefetch-sensitive event: its count per load moves this much or more
  * between 2 and 512 pages per block. */
 #define PF_MOVE 0.3
-/* A score of 0.8 or more: every slope within 0.33 events per iteration. */
-#define PLACE 0.8
+#define PLACE XRAY__PLACE
 #define MAX_EVENTS 4096
 
 static const long sizes[NSIZES] = { 2000, 4000, 8000, 16000, 32000 };
@@ -55,23 +54,8 @@ static const char *const branch_desc[NBRANCH] = {
 };
 static const char *const level_name[XRAY__CLEVELS] = { "L1D", "L2", "L3", "L4" };
 
-struct xray_counters {
-  size_t n;
-  struct xray__event *ev;
-  double rows[NBRANCH][NBENCH];
-  double loads[NBENCH]; /* loads per iteration of each, as compiled */
-  int nlev; /* data levels with signatures; 0: none (cwhy) */
-  double level[XRAY__CLEVELS], foot[XRAY__NFOOT], line;
-  char cwhy[200];
-  int pf; /* the prefetch signature was taken; else why not in pfwhy */
-  char pfwhy[200];
-  char machine[200], compiler[300];
-};
-
-/* Category k's label ("CR", "L2-MISS"): constant text, so that
- * xray_counters_category can hand it out with no buffer of its own. */
-static const char *
-cat_label(int k)
+const char *
+xray__counter_cat_label(int k)
 {
   static const char *const cache_label[2 * XRAY__CLEVELS] = { "L1D-HIT", "L1D-MISS", "L2-HIT",
                                                               "L2-MISS", "L3-HIT",   "L3-MISS",
@@ -80,11 +64,11 @@ cat_label(int k)
   return k < NBRANCH ? branch_name[k] : k == PF ? "L2-PREFETCH" : cache_label[k - NBRANCH];
 }
 
-/* Category k's label, define and description. */
-static void
-cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc, size_t desclen)
+void
+xray__counter_cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc,
+                       size_t desclen)
 {
-  snprintf(label, llen, "%s", cat_label(k));
+  snprintf(label, llen, "%s", xray__counter_cat_label(k));
   if (k < NBRANCH) {
     snprintf(define, dlen, "%s", branch_define[k]);
     snprintf(desc, desclen, "%s", branch_desc[k]);
@@ -103,11 +87,8 @@ cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc,
            level_name[k / 2]);
 }
 
-/* Category k's count per load at footprint f (f levels missed): a
- * level's hits and misses; the chase loop's one conditional branch,
- * taken, per XRAY__CHASE_UNROLL loads. */
-static double
-cache_expected(int k, int f)
+double
+xray__counter_cache_expected(int k, int f)
 {
   int lev = (k - NBRANCH) / 2; /* 0: the L1D */
 
@@ -232,7 +213,8 @@ place(const xray_counters *c, struct xray__event *e)
     for (b = 0; e->counted && b < NBENCH; b++)
       e->score[k] = fmin(e->score[k], goodness(e->slope[b], e->r2[b], branch_expected(c, k, b)));
     for (b = 0; e->ccounted == 1 && b <= c->nlev; b++)
-      e->score[k] = fmin(e->score[k], goodness(e->sig[b], e->sr2[b], cache_expected(k, b)));
+      e->score[k] =
+          fmin(e->score[k], goodness(e->sig[b], e->sr2[b], xray__counter_cache_expected(k, b)));
     if (e->score[k] >= PLACE) {
       above++;
       e->cat = k;
@@ -377,7 +359,7 @@ xray_counters_name(const xray_counters *c, size_t i)
 const char *
 xray_counters_category(const xray_counters *c, size_t i)
 {
-  return i < c->n && c->ev[i].cat >= 0 ? cat_label(c->ev[i].cat) : NULL;
+  return i < c->n && c->ev[i].cat >= 0 ? xray__counter_cat_label(c->ev[i].cat) : NULL;
 }
 
 double
@@ -393,235 +375,4 @@ xray_counters_free(xray_counters *c)
     free(c->ev);
     free(c);
   }
-}
-
-/* The event that best represents category k: placed there, highest score
- * (the first on a tie); -1 if none. */
-static long
-best_of(const xray_counters *c, int k)
-{
-  long best = -1;
-  size_t i;
-
-  for (i = 0; i < c->n; i++)
-    if (c->ev[i].cat == k && (best < 0 || c->ev[i].score[k] > c->ev[best].score[k]))
-      best = (long) i;
-  return best;
-}
-
-/* Categories of this run: the branch ones, and two per data level. */
-static int
-ncat(const xray_counters *c)
-{
-  return NBRANCH + 2 * c->nlev;
-}
-
-/* The same and L2-PREFETCH where the prefetch signature was taken: their
- * number, and the j-th one's index. */
-static int
-ncat_all(const xray_counters *c)
-{
-  return ncat(c) + (c->pf != 0);
-}
-
-static int
-cat_at(const xray_counters *c, int j)
-{
-  return j < ncat(c) ? j : PF;
-}
-
-static void
-write_text(const xray_counters *c, FILE *f)
-{
-  char label[16], def[64], desc[96];
-  size_t i;
-  int k, b;
-
-  fprintf(f, "events on %s, over the branch benchmarks built with %s\n", c->machine, c->compiler);
-  fprintf(f, "expected per iteration of benchmarks a..g (from the compiled code):\n");
-  for (k = 0; k < NBRANCH; k++) {
-    cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
-    fprintf(f, "  %-8s", label);
-    for (b = 0; b < NBENCH; b++)
-      fprintf(f, " %5.2f", c->rows[k][b]);
-    fprintf(f, "   %s\n", desc);
-  }
-  if (c->nlev) {
-    fprintf(f, "expected per load of chases over");
-    for (b = 0; b <= c->nlev; b++)
-      fprintf(f, " %.0fK", c->foot[b] / 1024);
-    fprintf(f, " (levels of");
-    for (b = 0; b < c->nlev; b++)
-      fprintf(f, " %.0fK", c->level[b] / 1024);
-    fprintf(f, "):\n");
-    for (k = NBRANCH; k < ncat(c); k++) {
-      cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
-      fprintf(f, "  %-8s", label);
-      for (b = 0; b <= c->nlev; b++)
-        fprintf(f, " %5.2f", cache_expected(k, b));
-      fprintf(f, "   %s\n", desc);
-    }
-  } else
-    fprintf(f, "no cache signatures: %s\n", c->cwhy);
-  if (c->pf) {
-    fprintf(f, "prefetch signature: per load, chasing %.0fK in blocks of", 4 * c->level[1] / 1024);
-    for (b = 0; b < XRAY__NPPB; b++)
-      fprintf(f, " %d", xray__counter_ppb[b]);
-    fprintf(f, " pages\n");
-  } else
-    fprintf(f, "no prefetch signature: %s\n", c->pfwhy);
-  for (i = 0; i < c->n; i++) {
-    const struct xray__event *e = &c->ev[i];
-    int best = 0;
-    for (k = 1; k < ncat(c); k++)
-      if (e->score[k] > e->score[best])
-        best = k;
-    if (e->cat == PF)
-      best = PF;
-    fprintf(f, "%-32s %-8s", e->name, e->cat >= 0 ? cat_label(e->cat) : "-");
-    if (!e->counted && e->ccounted != 1) {
-      fprintf(f, " %s\n", e->why);
-      continue;
-    }
-    fprintf(f, " score %.2f%s", e->score[best], e->cat >= 0 ? "" : " (best)");
-    if (e->counted) {
-      fprintf(f, " branches");
-      for (b = 0; b < NBENCH; b++)
-        fprintf(f, " %.2f", e->slope[b] * e->r2[b]);
-    }
-    if (e->ccounted == 1) {
-      fprintf(f, " loads");
-      for (b = 0; b <= c->nlev; b++)
-        fprintf(f, " %.2f", e->sig[b] * e->sr2[b]);
-    }
-    if (c->pf && e->pfcounted) {
-      fprintf(f, " pages");
-      for (b = 0; b < XRAY__NPPB; b++)
-        fprintf(f, " %.2f", e->pf[b]);
-    }
-    fprintf(f, "%s%s\n", e->why[0] ? "; " : "", e->why);
-  }
-}
-
-static void
-json_array(FILE *f, const char *key, const double *v, int n)
-{
-  int i;
-
-  fprintf(f, ", \"%s\": [", key);
-  for (i = 0; i < n; i++)
-    fprintf(f, "%s%.4f", i ? ", " : "", v[i]);
-  fprintf(f, "]");
-}
-
-static void
-write_json(const xray_counters *c, FILE *f)
-{
-  size_t i;
-  int k, b;
-
-  fprintf(f, "{\n  \"machine\": ");
-  xray__json_string(f, c->machine);
-  fprintf(f, ",\n  \"compiler\": ");
-  xray__json_string(f, c->compiler);
-  fprintf(f, ",\n  \"threshold\": %g", PLACE);
-  json_array(f, "levels", c->level, c->nlev);
-  json_array(f, "footprints", c->foot, c->nlev ? c->nlev + 1 : 0);
-  if (c->pf) {
-    double ppb[XRAY__NPPB];
-    for (b = 0; b < XRAY__NPPB; b++)
-      ppb[b] = xray__counter_ppb[b];
-    json_array(f, "pages_per_block", ppb, XRAY__NPPB);
-  }
-  fprintf(f, ",\n  \"expected\": {");
-  for (k = 0; k < ncat(c); k++) {
-    double row[XRAY__NFOOT];
-    for (b = 0; k >= NBRANCH && b <= c->nlev; b++)
-      row[b] = cache_expected(k, b);
-    fprintf(f, "%s\"%s\": [", k ? ", " : "", cat_label(k));
-    for (b = 0; b < (k < NBRANCH ? NBENCH : c->nlev + 1); b++)
-      fprintf(f, "%s%g", b ? ", " : "", k < NBRANCH ? c->rows[k][b] : row[b]);
-    fprintf(f, "]");
-  }
-  fprintf(f, "},\n  \"events\": [");
-  for (i = 0; i < c->n; i++) {
-    const struct xray__event *e = &c->ev[i];
-    fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-    xray__json_string(f, e->name);
-    fprintf(f, ", \"category\": ");
-    if (e->cat >= 0)
-      fprintf(f, "\"%s\", \"score\": %.4f", cat_label(e->cat), e->score[e->cat]);
-    else
-      fprintf(f, "null");
-    if (e->counted) {
-      json_array(f, "slopes", e->slope, NBENCH);
-      json_array(f, "r2", e->r2, NBENCH);
-    }
-    if (e->ccounted == 1) {
-      json_array(f, "per_load", e->sig, c->nlev + 1);
-      json_array(f, "per_load_r2", e->sr2, c->nlev + 1);
-    }
-    if (c->pf && e->pfcounted)
-      json_array(f, "per_load_by_pages", e->pf, XRAY__NPPB);
-    fprintf(f, ", \"scores\": {");
-    for (b = 0; b < ncat_all(c); b++)
-      fprintf(f, "%s\"%s\": %.4f", b ? ", " : "", cat_label(cat_at(c, b)), e->score[cat_at(c, b)]);
-    fprintf(f, "}");
-    if (e->why[0]) {
-      fprintf(f, ", \"reason\": ");
-      xray__json_string(f, e->why);
-    }
-    fprintf(f, "}");
-  }
-  fprintf(f, "\n  ]");
-  if (!c->nlev) {
-    fprintf(f, ",\n  \"no_cache_signatures\": ");
-    xray__json_string(f, c->cwhy);
-  }
-  if (!c->pf) {
-    fprintf(f, ",\n  \"no_prefetch_signature\": ");
-    xray__json_string(f, c->pfwhy);
-  }
-  fprintf(f, "\n}\n");
-}
-
-/* NAME='event' for the shell, or #define NAME "event"; names that would
- * need escaping are left out, with a comment. */
-static void
-write_defines(const xray_counters *c, FILE *f, int header)
-{
-  const char *open = header ? "/*" : "#", *close = header ? " */" : "";
-  char label[16], def[64], desc[96];
-  int j;
-
-  for (j = 0; j < ncat_all(c); j++) {
-    int k = cat_at(c, j);
-    long i = best_of(c, k);
-    cat_text(k, label, sizeof label, def, sizeof def, desc, sizeof desc);
-    if (i < 0)
-      fprintf(f, "%s %s unknown: no event scored %.1f or more as %s%s\n", open, def, PLACE, desc,
-              close);
-    else if (strpbrk(c->ev[i].name, "'\"\\\n"))
-      fprintf(f, "%s %s unknown: its event's name holds a quote or a backslash%s\n", open, def,
-              close);
-    else if (header)
-      fprintf(f, "#define %s \"%s\" /* %s, score %.3f */\n", def, c->ev[i].name, desc,
-              c->ev[i].score[k]);
-    else
-      fprintf(f, "%s='%s'\n# %s score %.3f\n", def, c->ev[i].name, def, c->ev[i].score[k]);
-  }
-  if (!c->nlev)
-    fprintf(f, "%s no cache events: %s%s\n", open, c->cwhy, close);
-}
-
-int
-xray_counters_write(const xray_counters *c, FILE *f, xray_format fmt)
-{
-  if (fmt == XRAY_FORMAT_JSON)
-    write_json(c, f);
-  else if (fmt == XRAY_FORMAT_SHELL || fmt == XRAY_FORMAT_HEADER)
-    write_defines(c, f, fmt == XRAY_FORMAT_HEADER);
-  else
-    write_text(c, f);
-  return ferror(f) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* probes/counters*.c: hardware events placed in categories (xray
  * counters).  counters.c: the branch benchmarks, the scoring, the
- * results; counters-cache.c: the cache signatures. */
+ * results; counters-cache.c: the cache signatures; counters-write.c:
+ * the results written out. */
 #ifndef XRAY__COUNTERS_H
 #define XRAY__COUNTERS_H
 
@@ -24,6 +25,35 @@ struct xray__event {
                                      * footprint; by pages per block */
   char why[200]; /* why it could not be counted, or why in none */
 };
+
+#define XRAY__PF XRAY__NCAT /* the prefetch category, after every cache one */
+/* A score of 0.8 or more: every slope within 0.33 events per iteration. */
+#define XRAY__PLACE 0.8
+
+/* A run's events and what they were placed against (counters.c). */
+struct xray_counters {
+  size_t n;
+  struct xray__event *ev;
+  double rows[XRAY__NBRANCH][XRAY__NBENCH];
+  double loads[XRAY__NBENCH]; /* loads per iteration of each, as compiled */
+  int nlev; /* data levels with signatures; 0: none (cwhy) */
+  double level[XRAY__CLEVELS], foot[XRAY__NFOOT], line;
+  char cwhy[200];
+  int pf; /* the prefetch signature was taken; else why not in pfwhy */
+  char pfwhy[200];
+  char machine[200], compiler[300];
+};
+
+/* Category k's label ("CR", "L2-MISS"): constant text, so that
+ * xray_counters_category can hand it out with no buffer of its own. */
+const char *xray__counter_cat_label(int k);
+/* Category k's count per load at footprint f (f levels missed): a
+ * level's hits and misses; the chase loop's one conditional branch,
+ * taken, per XRAY__CHASE_UNROLL loads. */
+double xray__counter_cache_expected(int k, int f);
+/* Category k's label, define and description. */
+void xray__counter_cat_text(int k, char *label, size_t llen, char *define, size_t dlen, char *desc,
+                            size_t desclen);
 
 /* The data levels' capacities, from spec ("32K,1M,32M") or measured here
  * (the dcache and caches probes); their number, 0 with why where there

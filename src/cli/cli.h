@@ -26,6 +26,9 @@ int xray_cli_out_commit(enum xray_cli_out which, const char *name);
 /* 0, or 1 with a message if what went to the standard output was lost. */
 int xray_cli_stdout_done(void);
 
+/* cli/usage.c: xray --help's text, naming the program prog. */
+void xray_cli_usage(FILE *f, const char *prog);
+
 /* cli/icsim.c: `xray icsim ...`, argv[0] being "icsim"; the exit status. */
 int xray_cli_icsim(int argc, char **argv, const char *prog);
 

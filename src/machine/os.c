@@ -239,8 +239,6 @@ hwloc_l1i(int field)
 }
 #endif
 
-static int sysfs_shared_by(int level, double *v);
-
 /* The sysfs fields of a cache's size, ways and line size, by field
  * (XRAY__W_CACHE_SIZE, _ASSOC, _LINE less XRAY__W_CACHE_SIZE). */
 static const char *const cache_fields[] = { "size", "ways_of_associativity",
@@ -565,7 +563,7 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
 {
   int live = !xray__os_root(), level, ok = -1;
   const struct xray__param *p = xray__param_match(name, &level);
-  long pg;
+  const char *from = "sysfs";
 
   switch (p ? p->what : 0) {
   case XRAY__W_CACHE_SIZE:
@@ -588,16 +586,13 @@ xray__os_read(const char *name, double *v, char *src, size_t srclen)
   case XRAY__W_TLB_ASSOC:
     return live ? isa_tlb(level, p->what == XRAY__W_TLB_ENTRIES, v, src, srclen) : -1;
   case XRAY__W_PAGE_SIZE:
-    if (live && (pg = sysconf(_SC_PAGESIZE)) > 0) {
-      *v = (double) pg;
-      snprintf(src, srclen, "sysconf");
-      return 0;
-    }
-    return -1;
+    ok = live && (*v = (double) sysconf(_SC_PAGESIZE)) > 0 ? 0 : -1;
+    from = "sysconf";
+    break;
   default:
     return -1;
   }
   if (ok == 0)
-    snprintf(src, srclen, "sysfs");
+    snprintf(src, srclen, "%s", from);
   return ok;
 }
