@@ -469,8 +469,7 @@ conclude(xray_value *v, const xray_machine *m, const char *kernels, double *runs
   v->unconfirmed = !confirmed;
 }
 
-/* The runs of the icache probe, each in fresh code buffers, and what
- * each saw. */
+/* The icache probe's runs, each in fresh code buffers, and what each saw. */
 struct runs {
   double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS];
   int l1c[MAX_RUNS], upc[MAX_RUNS]; /* clean 1, not 0, noisy -1 */
@@ -526,8 +525,7 @@ run_until_confirmed(xray_machine *m, struct runs *s, xray_value *l1i, xray_value
   return 0;
 }
 
-/* Runs where only the chase saw an edge give a candidate, not a value
- * anyone confirmed. */
+/* Runs where only the chase saw an edge give a candidate, unconfirmed. */
 static void
 chase_candidate(xray_value *l1i, const struct runs *s)
 {

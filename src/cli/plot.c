@@ -18,8 +18,9 @@
 #include <string.h>
 
 #ifdef XRAY__HAVE_CAIRO
+#include "cli/plot.h"
+
 #include <cairo-svg.h>
-#include <cairo.h>
 
 #define W 900
 #define H 560
@@ -238,99 +239,6 @@ curves(const struct pt *p, size_t n, const char *label, const char *prefix, stru
   return ns;
 }
 
-struct axis {
-  double lo, hi;
-  int log;
-  double from, to; /* pixels */
-};
-
-static double
-place(const struct axis *a, double v)
-{
-  double f =
-      a->log ? (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo)) : (v - a->lo) / (a->hi - a->lo);
-  return a->from + f * (a->to - a->from);
-}
-
-/* An axis over [lo, hi]: log where it spans 16 times or more. */
-static void
-span(struct axis *a, double lo, double hi, double from, double to)
-{
-  a->log = lo > 0 && hi / lo >= 16;
-  if (!a->log) {
-    double pad = (hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.1 + 1 : 0);
-    lo = lo - pad < 0 && lo >= 0 ? 0 : lo - pad;
-    hi += pad;
-  } else {
-    lo /= 1.2;
-    hi *= 1.2;
-  }
-  a->lo = lo;
-  a->hi = hi;
-  a->from = from;
-  a->to = to;
-}
-
-/* 1536 -> "1.5K", 33554432 -> "32M" (powers of 1024), small ones as are. */
-static void
-human(char *out, size_t len, double v)
-{
-  static const char *const suf[] = { "", "K", "M", "G", "T" };
-  int i = 0;
-
-  while (fabs(v) >= 1024 && i < 4 && fmod(v, 1024) == 0)
-    v /= 1024, i++;
-  if (i == 0 && fabs(v) >= 1024 * 1024)
-    while (fabs(v) >= 1024 && i < 4)
-      v /= 1024, i++;
-  snprintf(out, len, "%.4g%s", v, suf[i]);
-}
-
-static void
-text(cairo_t *cr, double x, double y, double size, const char *s, double align)
-{
-  cairo_text_extents_t e;
-
-  cairo_set_font_size(cr, size);
-  cairo_text_extents(cr, s, &e);
-  cairo_move_to(cr, x - align * e.x_advance, y);
-  cairo_show_text(cr, s);
-}
-
-/* Ticks: powers of two on a log axis (every k-th, at most 10), else steps
- * of 1, 2 or 5 times a power of ten. */
-static void
-ticks(cairo_t *cr, const struct axis *a, int vertical, double other)
-{
-  double v, step, first;
-  char buf[32];
-
-  if (a->log) {
-    int e0 = (int) ceil(log2(a->lo)), e1 = (int) floor(log2(a->hi)), k = (e1 - e0) / 10 + 1, e;
-    for (e = e0; e <= e1; e += k) {
-      double p = place(a, pow(2, e));
-      human(buf, sizeof buf, pow(2, e));
-      cairo_move_to(cr, vertical ? other - 4 : p, vertical ? p : other);
-      cairo_line_to(cr, vertical ? other : p, vertical ? p : other + 4);
-      cairo_stroke(cr);
-      text(cr, vertical ? other - 8 : p, vertical ? p + 4 : other + 18, 11, buf,
-           vertical ? 1 : 0.5);
-    }
-    return;
-  }
-  step = pow(10, floor(log10((a->hi - a->lo) / 5)));
-  step *= (a->hi - a->lo) / step > 25 ? 5 : (a->hi - a->lo) / step > 10 ? 2 : 1;
-  first = ceil(a->lo / step) * step;
-  for (v = first; v <= a->hi; v += step) {
-    double p = place(a, v);
-    snprintf(buf, sizeof buf, "%.4g", fabs(v) < step / 1e6 ? 0 : v);
-    cairo_move_to(cr, vertical ? other - 4 : p, vertical ? p : other);
-    cairo_line_to(cr, vertical ? other : p, vertical ? p : other + 4);
-    cairo_stroke(cr);
-    text(cr, vertical ? other - 8 : p, vertical ? p + 4 : other + 18, 11, buf, vertical ? 1 : 0.5);
-  }
-}
-
 struct mark {
   const char *name;
   double x, value; /* where it is drawn; the value, in its own unit */
@@ -368,41 +276,42 @@ draw(cairo_t *cr, const struct plot *p, const char *machine)
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_source_rgb(cr, 0, 0, 0);
   snprintf(buf, sizeof buf, "xray %s: %s", p->label, machine);
-  text(cr, ML, 28, 15, buf, 0);
+  xray_plot_text(cr, ML, 28, 15, buf, 0);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, ML, MT, W - ML - MR, H - MT - MB);
   cairo_stroke(cr);
-  ticks(cr, &p->xa, 0, H - MB);
-  ticks(cr, &p->ya, 1, ML);
+  xray_plot_ticks(cr, &p->xa, 0, H - MB);
+  xray_plot_ticks(cr, &p->ya, 1, ML);
   snprintf(buf, sizeof buf, "%s%s", p->def->xlabel, p->xa.log ? ", log scale" : "");
-  text(cr, (ML + W - MR) / 2.0, H - MB + 38, 12, buf, 0.5);
+  xray_plot_text(cr, (ML + W - MR) / 2.0, H - MB + 38, 12, buf, 0.5);
   cairo_save(cr);
   cairo_translate(cr, 22, (MT + H - MB) / 2.0);
   cairo_rotate(cr, -M_PI / 2);
   snprintf(buf, sizeof buf, "%s%s", p->def->ylabel, p->ya.log ? ", log scale" : "");
-  text(cr, 0, 0, 12, buf, 0.5);
+  xray_plot_text(cr, 0, 0, 12, buf, 0.5);
   cairo_restore(cr);
   /* The curves, and their legend under the axis. */
   for (i = 0; i < p->ns; i++) {
     cairo_set_source_rgb(cr, palette[i][0], palette[i][1], palette[i][2]);
     cairo_set_line_width(cr, 1.5);
     for (j = 0; j < p->s[i].n; j++) {
-      double x = place(&p->xa, p->s[i].x[j]), y = place(&p->ya, p->s[i].y[j]);
+      double x = xray_plot_place(&p->xa, p->s[i].x[j]), y = xray_plot_place(&p->ya, p->s[i].y[j]);
       (j ? cairo_line_to : cairo_move_to)(cr, x, y);
     }
     cairo_stroke(cr);
     /* Each measured size a dot: the line between them is not measured. */
     for (j = 0; j < p->s[i].n; j++) {
-      cairo_arc(cr, place(&p->xa, p->s[i].x[j]), place(&p->ya, p->s[i].y[j]), 2, 0, 2 * M_PI);
+      cairo_arc(cr, xray_plot_place(&p->xa, p->s[i].x[j]), xray_plot_place(&p->ya, p->s[i].y[j]), 2,
+                0, 2 * M_PI);
       cairo_fill(cr);
     }
     snprintf(buf, sizeof buf, "%.60s", p->s[i].kernel);
-    text(cr, ML + (double) (i % 2) * (W - ML - MR) / 2, H - MB + 58 + (double) (i / 2) * 14, 10,
-         buf, 0);
+    xray_plot_text(cr, ML + (double) (i % 2) * (W - ML - MR) / 2,
+                   H - MB + 58 + (double) (i / 2) * 14, 10, buf, 0);
   }
   /* Edges xray found (solid) and the OS's (dashed), each labelled. */
   for (i = 0; i < p->nmk; i++) {
-    double x = place(&p->xa, p->mk[i].x), dash = 5;
+    double x = xray_plot_place(&p->xa, p->mk[i].x), dash = 5;
     if (p->mk[i].os)
       cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     else
@@ -413,20 +322,20 @@ draw(cairo_t *cr, const struct plot *p, const char *machine)
     cairo_line_to(cr, x, H - MB);
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
-    human(buf, sizeof buf, p->mk[i].value);
+    xray_plot_human(buf, sizeof buf, p->mk[i].value);
     cairo_save(cr);
     cairo_translate(cr, x + (p->mk[i].os ? -4 : 12), MT + 6);
     cairo_rotate(cr, M_PI / 2);
     {
       char lab[96];
       snprintf(lab, sizeof lab, "%s%s %s", p->mk[i].os ? "OS: " : "", p->mk[i].name + 5, buf);
-      text(cr, 0, 0, 10, lab, 0);
+      xray_plot_text(cr, 0, 0, 10, lab, 0);
     }
     cairo_restore(cr);
   }
   cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
   for (i = 0; i < (size_t) p->ncap; i++)
-    text(cr, ML, H - 52 + (double) i * 13, 10, p->caption[i], 0);
+    xray_plot_text(cr, ML, H - 52 + (double) i * 13, 10, p->caption[i], 0);
 }
 
 static cairo_status_t
@@ -528,8 +437,8 @@ plot_label(struct plot *p, const struct pt *pts, size_t n, const xray_report *re
       ylo = fmin(ylo, p->s[i].y[j]);
       yhi = fmax(yhi, p->s[i].y[j]);
     }
-  span(&p->xa, xlo, xhi, ML, W - MR);
-  span(&p->ya, ylo, yhi, H - MB, MT);
+  xray_plot_span(&p->xa, xlo, xhi, ML, W - MR);
+  xray_plot_span(&p->ya, ylo, yhi, H - MB, MT);
   annotate(p, rep, own, nown);
   for (i = 0; p->label[i] && i + 1 < sizeof name; i++)
     name[i] =

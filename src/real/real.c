@@ -1,6 +1,8 @@
 /* The real machine: generated machine code timed by the sampler, cycles of
- * the core clock from a dependent-add chain timed the same way. */
+ * the core clock from a dependent-add chain timed the same way; its
+ * compiled C kernels are kernels.c's. */
 #include "xray-internal.h"
+#include "real/real-machine.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -8,47 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define MAX_KINDS 8
-
-struct run_ctx {
-  const struct xray__machine_code *code;
-  size_t n;
-};
-
-/* One per statement kind.  The code is dropped by reset(); the reference's
- * iteration count and best time are not: they describe the machine, and a
- * run that starts while the host is busy must still be judged against a
- * time taken when it was not. */
-struct kind {
-  const struct xray_stmt *stmt;
-  struct xray__machine_code *code;
-  struct run_ctx refctx;
-  struct xray__ref ref;
-};
-
-struct real {
-  struct xray_machine base;
-  struct xray__sampler sampler;
-  struct kind kind[MAX_KINDS];
-  struct xray__clock clock; /* ticks per cycle, as the core runs now */
-  /* The chases' arenas, the duo's and the streams' (team) are never
-   * resident at once: each can be a hundred MB or more (a chain past the
-   * last level, memory's footprints), and a run's peak would be their
-   * sum.  A chase releases the streams', the duo's and the other kind of
-   * chase's; a duo the chases'; a stream the chases' and the duo's; they
-   * are laid out again on demand. */
-  struct xray__arena arena[2];  /* by enum xray__arena_kind */
-  struct xray__kernel_set kernels;   /* the last kernel set built */
-  struct xray__kernel_set chain;      /* the C add chain, where there is no machine code */
-  struct xray__branch_set branch; /* the last branch kernels built */
-  struct xray__stream_set stream; /* the last streaming kernels built */
-  struct xray__arena duo[2]; /* the two sides' chains of a duo */
-  struct xray__arena *team; /* the streaming threads' arenas, by thread */
-  int nteam;
-  struct xray__pin pin; /* the CPU this machine measures on */
-  int pinned;
-};
 
 static void
 run_code(void *ctx, uint64_t iters)
@@ -86,9 +47,8 @@ kind_for(struct real *m, const struct xray_stmt *s)
   return k;
 }
 
-/* Ticks as cycles of the clock the core runs at now. */
-static double
-cycles(struct real *m, double ticks)
+double
+xray__real_cycles(struct real *m, double ticks)
 {
   return ticks / xray__clock_now(&m->clock);
 }
@@ -105,7 +65,7 @@ real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
     return NAN;
   ctx.code = kd->code;
   ctx.n = n < kd->code->nmax ? n : kd->code->nmax;
-  return cycles(m, xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n);
+  return xray__real_cycles(m, xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n);
 }
 
 static void
@@ -132,7 +92,7 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
   run_chain(code, 2);
   ticks = xray__measure(&m->sampler, &k, &kd->ref);
   xray__machine_code_free(code);
-  return cycles(m, ticks / (double) c->n);
+  return xray__real_cycles(m, ticks / (double) c->n);
 }
 
 /* The C path: generated C compiled and run as a program, which inherits
@@ -150,7 +110,7 @@ real_ccode(xray_machine *base, const struct xray_cspec *c, size_t n, double *byt
                         sizeof base->error))
     return NAN;
   *bytes = (double) size;
-  return cycles((struct real *) base, ns * 1e-9 * base->tick_hz);
+  return xray__real_cycles((struct real *) base, ns * 1e-9 * base->tick_hz);
 }
 
 struct chase_ctx {
@@ -198,7 +158,8 @@ real_chase(xray_machine *base, const struct xray__chase *c)
      * whose spread the caller averages.  The chain is in random order,
      * so a stretch of it costs what the whole does. */
     uint64_t iters = (QUICK_LOADS + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
-    return cycles(m, (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY__CHASE_UNROLL));
+    return xray__real_cycles(
+        m, (double) xray__run_min(&k, iters, 3) / (double) (iters * XRAY__CHASE_UNROLL));
   }
   s = m->sampler;
   need = per_load * (double) (c->n < CHASE_SAMPLE_LOADS ? c->n : CHASE_SAMPLE_LOADS);
@@ -207,32 +168,13 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   ticks = xray__measure(&s, &k, NULL);
   m->sampler.unsure = s.unsure;
   m->sampler.measured = s.measured;
-  return cycles(m, ticks / XRAY__CHASE_UNROLL);
-}
-
-/* --- kernel sets ------------------------------------------------------- */
-
-static int
-real_kbuild(xray_machine *base, const struct xray_cspec *c, size_t n)
-{
-  struct real *m = (struct real *) base;
-
-  return xray__kernel_set_compile(&m->kernels, c, n, base->cc, base->cflags, base->error,
-                            sizeof base->error);
-}
-
-static void
-run_kernel_set(void *ctx, uint64_t iters)
-{
-  const struct xray__kernel_set_k *k = ctx;
-
-  k->fn((long) iters);
+  return xray__real_cycles(m, ticks / XRAY__CHASE_UNROLL);
 }
 
 /* Throughput-bound samples are gated by the 4-byte NOP reference where there
  * is machine code: a busy SMT sibling on the host halves both. */
-static struct xray__ref *
-alu_ref(struct real *m)
+struct xray__ref *
+xray__real_alu_ref(struct real *m)
 {
   struct kind *kd;
 
@@ -241,100 +183,7 @@ alu_ref(struct real *m)
   return &kd->ref;
 }
 
-static double
-real_ktime(xray_machine *base, size_t i, int *avail, double *stack)
-{
-  struct real *m = (struct real *) base;
-  struct xray__kernel_set_k *k;
-  struct xray__kernel kern;
-  double ticks;
-
-  *avail = 0;
-  *stack = -1;
-  if (i >= m->kernels.n) {
-    snprintf(base->error, sizeof base->error, "no such kernel");
-    return NAN;
-  }
-  k = &m->kernels.k[i];
-  *avail = k->avail;
-  *stack = k->stack;
-  if (!k->avail)
-    return NAN;
-  kern.run = run_kernel_set;
-  kern.ctx = k;
-  ticks = xray__measure(&m->sampler, &kern, alu_ref(m));
-  return cycles(m, ticks / k->w);
-}
-
-static int
-real_kinfo(xray_machine *base, size_t i, double *stack)
-{
-  struct real *m = (struct real *) base;
-
-  *stack = i < m->kernels.n ? m->kernels.k[i].stack : -1;
-  return i < m->kernels.n && m->kernels.k[i].avail;
-}
-
-/* --- branch kernels ------------------------------------------------------ */
-
-static int
-real_bbuild(xray_machine *base)
-{
-  struct real *m = (struct real *) base;
-
-  return xray__branch_build(&m->branch, base->cc, base->cflags, base->error, sizeof base->error);
-}
-
-static const struct xray__bcount *
-real_bcount(xray_machine *base, size_t k)
-{
-  struct real *m = (struct real *) base;
-
-  return m->branch.dl && k < XRAY__BK_N ? &m->branch.count[k] : NULL;
-}
-
-struct branch_ctx {
-  long (*fn)(long size, long lim);
-  double frac;
-};
-
-static void
-run_branch(void *ctx, uint64_t iters)
-{
-  const struct branch_ctx *b = ctx;
-
-  b->fn((long) iters, (long) (b->frac * (double) iters + 0.5));
-}
-
-static double
-real_btime(xray_machine *base, size_t k, double frac)
-{
-  struct real *m = (struct real *) base;
-  struct branch_ctx ctx;
-  struct xray__kernel kern = { run_branch, &ctx };
-
-  if (!m->branch.dl || k >= XRAY__BK_N) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
-  ctx.fn = m->branch.fn[k];
-  ctx.frac = frac;
-  return cycles(m, xray__measure(&m->sampler, &kern, alu_ref(m)));
-}
-
 /* --- hardware events (events.c) ----------------------------------------- */
-
-static double
-real_bevent(xray_machine *base, const char *name, size_t k, long size)
-{
-  struct real *m = (struct real *) base;
-
-  if (!m->branch.dl || k >= XRAY__BK_N) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
-  return xray__real_bevent(base, m->branch.fn[k], name, size);
-}
 
 static int
 real_cevents(xray_machine *base, const char *const *names, size_t n, const struct xray__chase *c,
@@ -374,7 +223,7 @@ add_ticks(void *mp, int windows)
     if (!m->chain.n && xray__kernel_set_compile(&m->chain, &chain, 1, m->base.cc, m->base.cflags,
                                           m->base.error, sizeof m->base.error))
       return NAN;
-    k.run = run_kernel_set;
+    k.run = xray__real_run_kset;
     k.ctx = &m->chain.k[0];
     per = m->chain.k[0].w;
   }
@@ -437,8 +286,8 @@ real_fma(xray_machine *base, int chains)
                               xray__isa_fma_name);
   /* Both loops run 12 instructions per iteration. */
   {
-    double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : alu_ref(m));
-    return cycles(m, ticks / 12.0);
+    double ticks = xray__measure(&m->sampler, &k, chains == 1 ? NULL : xray__real_alu_ref(m));
+    return xray__real_cycles(m, ticks / 12.0);
   }
 }
 
@@ -570,15 +419,15 @@ static const struct xray__machine_ops real_ops = {
   .jchain = real_jchain,
   .ccode = real_ccode,
   .chase = real_chase,
-  .kbuild = real_kbuild,
-  .ktime = real_ktime,
-  .kinfo = real_kinfo,
-  .bbuild = real_bbuild,
-  .bcount = real_bcount,
-  .btime = real_btime,
+  .kbuild = xray__real_kset_build,
+  .ktime = xray__real_kset_time,
+  .kinfo = xray__real_kset_info,
+  .bbuild = xray__real_branch_build,
+  .bcount = xray__real_branch_count,
+  .btime = xray__real_branch_time,
   .pmu = xray__real_pmu,
   .event_at = xray__real_event_at,
-  .bevent = real_bevent,
+  .bevent = xray__real_branch_event,
   .cevents = real_cevents,
   .sbuild = real_sbuild,
   .stream = real_stream,

@@ -1,0 +1,65 @@
+/* The real machine's state, shared by the files of its backend (real.c,
+ * kernels.c) and by no other layer. */
+#ifndef XRAY__REAL_MACHINE_H
+#define XRAY__REAL_MACHINE_H
+
+#include "xray-internal.h"
+
+#define MAX_KINDS 8
+
+struct run_ctx {
+  const struct xray__machine_code *code;
+  size_t n;
+};
+
+/* One per statement kind.  The code is dropped by reset(); the reference's
+ * iteration count and best time are not: they describe the machine, and a
+ * run that starts while the host is busy must still be judged against a
+ * time taken when it was not. */
+struct kind {
+  const struct xray_stmt *stmt;
+  struct xray__machine_code *code;
+  struct run_ctx refctx;
+  struct xray__ref ref;
+};
+
+struct real {
+  struct xray_machine base;
+  struct xray__sampler sampler;
+  struct kind kind[MAX_KINDS];
+  struct xray__clock clock; /* ticks per cycle, as the core runs now */
+  /* The chases' arenas, the duo's and the streams' (team) are never
+   * resident at once: each can be a hundred MB or more (a chain past the
+   * last level, memory's footprints), and a run's peak would be their
+   * sum.  A chase releases the streams', the duo's and the other kind of
+   * chase's; a duo the chases'; a stream the chases' and the duo's; they
+   * are laid out again on demand. */
+  struct xray__arena arena[2]; /* by enum xray__arena_kind */
+  struct xray__kernel_set kernels; /* the last kernel set built */
+  struct xray__kernel_set chain; /* the C add chain, where there is no machine code */
+  struct xray__branch_set branch; /* the last branch kernels built */
+  struct xray__stream_set stream; /* the last streaming kernels built */
+  struct xray__arena duo[2]; /* the two sides' chains of a duo */
+  struct xray__arena *team; /* the streaming threads' arenas, by thread */
+  int nteam;
+  struct xray__pin pin; /* the CPU this machine measures on */
+  int pinned;
+};
+
+/* Ticks as cycles of the clock the core runs at now. */
+double xray__real_cycles(struct real *m, double ticks);
+/* The reference loop that gates throughput-bound samples, or NULL. */
+struct xray__ref *xray__real_alu_ref(struct real *m);
+
+/* kernels.c: one kernel of a set (struct xray__kernel_set_k) run iters
+ * times, and the kernel-set and branch-kernel slots of the ops table. */
+void xray__real_run_kset(void *ctx, uint64_t iters);
+int xray__real_kset_build(xray_machine *base, const struct xray_cspec *c, size_t n);
+double xray__real_kset_time(xray_machine *base, size_t i, int *avail, double *stack);
+int xray__real_kset_info(xray_machine *base, size_t i, double *stack);
+int xray__real_branch_build(xray_machine *base);
+const struct xray__bcount *xray__real_branch_count(xray_machine *base, size_t k);
+double xray__real_branch_time(xray_machine *base, size_t k, double frac);
+double xray__real_branch_event(xray_machine *base, const char *name, size_t k, long size);
+
+#endif
