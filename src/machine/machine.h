@@ -305,7 +305,9 @@ struct xray__kind {
 int xray__os_kinds(struct xray__kind *k, int max, char *src, size_t srclen);
 
 /* What a value is: the OS view and the simulator's truth answer from
- * this, with the row's level and arg, never from the value's name. */
+ * this, with the row's level and arg, never from the value's name.  The
+ * cache size, ways and line come first, in this order (os.c indexes its
+ * sysfs fields by them). */
 enum xray__what {
   XRAY__W_CACHE_SIZE = 1,
   XRAY__W_CACHE_ASSOC,

@@ -239,8 +239,8 @@ hwloc_l1i(int field)
 }
 #endif
 
-/* The sysfs fields of a cache's size, ways and line size, by field
- * (XRAY__W_CACHE_SIZE, _ASSOC, _LINE less XRAY__W_CACHE_SIZE). */
+/* The sysfs fields of a cache's size, ways and line size, indexed by
+ * what - XRAY__W_CACHE_SIZE. */
 static const char *const cache_fields[] = { "size", "ways_of_associativity",
                                             "coherency_line_size" };
 

@@ -175,6 +175,42 @@ check_probes(size_t nprobes)
   free(fd);
 }
 
+/* Whether name's row is what at level, with arg. */
+static int
+is(const char *name, enum xray__what what, int level, int arg)
+{
+  int l;
+  const struct xray__param *p = xray__param_match(name, &l);
+
+  return p && p->what == what && l == level && p->arg == arg;
+}
+
+/* Every row says what it is, and names give their level: the OS view and
+ * the simulator's truth read nothing else. */
+static void
+check_match(size_t nparams)
+{
+  size_t i, none = 0;
+  int l;
+
+  for (i = 0; i < nparams; i++)
+    none += xray__param_at(i)->what == 0;
+  tap_ok(none == 0, "every row of params.c says what its value is (%zu do not)", none);
+  tap_ok(is("XRAY_L1I_LINE", XRAY__W_CACHE_LINE, XRAY__LEVEL_INSN, 0)
+             && is("XRAY_L1D_SIZE", XRAY__W_CACHE_SIZE, 1, 0)
+             && is("XRAY_L3_ASSOC", XRAY__W_CACHE_ASSOC, 3, 0)
+             && is("XRAY_L12_LATENCY", XRAY__W_CACHE_LATENCY, 12, 0)
+             && is("XRAY_L2TLB_ENTRIES", XRAY__W_TLB_ENTRIES, 2, 0)
+             && is("XRAY_NUM_VEC_REGS", XRAY__W_REGS, 0, 2)
+             && is("XRAY_BW_L1_COPY_ALL", XRAY__W_BW, 1, XRAY__SK_COPY | XRAY__ALL_CORES)
+             && is("XRAY_BW_MEM_WRITE_NT", XRAY__W_BW, XRAY__LEVEL_MEM, XRAY__SK_WRITE_NT),
+         "names give their row's what, their level and arg");
+  tap_ok(!xray__param_match("XRAY_L1_SIZE", &l) && !xray__param_match("XRAY_L0_SHARED_BY", &l)
+             && xray__param_match("XRAY_L1_SHARED_BY", &l) && l == 1
+             && !xray__param_match("XRAY_BW_L0_READ", &l),
+         "a level below its family's least is none (the L1D's and L1I's rows are their own)");
+}
+
 int
 main(void)
 {
@@ -186,7 +222,7 @@ main(void)
     nprobes++;
   while (xray__param_at(nparams))
     nparams++;
-  tap_plan((int) (nprobes + 2 * nparams + 4));
+  tap_plan((int) (nprobes + 2 * nparams + 7));
   tap_ok(xray__param_find("XRAY_L3_ASSOC") == xray__param_find("XRAY_L2_ASSOC")
              && xray__param_find("XRAY_L1D_ASSOC") != xray__param_find("XRAY_L2_ASSOC")
              && xray__param_find("XRAY_LX_ASSOC") == NULL
@@ -195,6 +231,7 @@ main(void)
   tap_ok(xray__param_find("XRAY_LAT___M256D_FMA") && xray__param_find("XRAY_II_LONG_ADD")
              && !xray__param_find("XRAY_LAT_") && !xray__param_find("XRAY_NO_SUCH"),
          "operations: any TYPE_OP, but not an empty one; an unknown name is none");
+  check_match(nparams);
   {
     static xray_report r;
     xray_value *v;
