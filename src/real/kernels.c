@@ -36,10 +36,8 @@ xray__real_kset_time(xray_machine *base, size_t i, int *avail, double *stack)
 
   *avail = 0;
   *stack = -1;
-  if (i >= m->kernels.n) {
-    snprintf(base->error, sizeof base->error, "no such kernel");
-    return NAN;
-  }
+  if (i >= m->kernels.n)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "no such kernel");
   k = &m->kernels.k[i];
   *avail = k->avail;
   *stack = k->stack;
@@ -98,10 +96,8 @@ xray__real_branch_time(xray_machine *base, size_t k, double frac)
   struct branch_ctx ctx;
   struct xray__kernel kern = { run_branch, &ctx };
 
-  if (!m->branch.dl || k >= XRAY__BK_N) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
+  if (!m->branch.dl || k >= XRAY__BK_N)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
   ctx.fn = m->branch.fn[k];
   ctx.frac = frac;
   return xray__real_cycles(m, xray__measure(&m->sampler, &kern, xray__real_alu_ref(m)));
@@ -112,9 +108,7 @@ xray__real_branch_event(xray_machine *base, const char *name, size_t k, long siz
 {
   struct real *m = (struct real *) base;
 
-  if (!m->branch.dl || k >= XRAY__BK_N) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
+  if (!m->branch.dl || k >= XRAY__BK_N)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
   return xray__real_bevent(base, m->branch.fn[k], name, size);
 }

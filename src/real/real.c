@@ -345,14 +345,11 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
       cpu[i] = cpu[0];
       cpu[0] = m->pin.home;
     }
-  if (!m->stream.dl || k >= XRAY__SK_N) {
-    snprintf(base->error, sizeof base->error, "the streaming kernels are not built");
-    return NAN;
-  }
-  if (threads > n || threads > MAX_TEAM) {
-    snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads, n);
-    return NAN;
-  }
+  if (!m->stream.dl || k >= XRAY__SK_N)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the streaming kernels are not built");
+  if (threads > n || threads > MAX_TEAM)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "%d threads asked, %d CPUs usable", threads,
+                              n);
   xray__arenas_free(m->arena, 2);
   xray__arenas_free(m->duo, 2);
   return xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam, base->tick_hz,

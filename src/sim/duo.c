@@ -81,16 +81,12 @@ xray__sim_duo(xray_machine *base, const struct xray__duo *d)
   unsigned long line, block;
   double hit, cyc;
 
-  if (!m->nlev) {
-    snprintf(base->error, sizeof base->error,
-             "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
-    return NAN;
-  }
-  if (d->a < 0 || d->a >= m->cpu.ncpu || d->b >= m->cpu.ncpu || d->a == d->b) {
-    snprintf(base->error, sizeof base->error, "no such pair of simulated CPUs (%d, %d)", d->a,
-             d->b);
-    return NAN;
-  }
+  if (!m->nlev)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR,
+                              "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
+  if (d->a < 0 || d->a >= m->cpu.ncpu || d->b >= m->cpu.ncpu || d->a == d->b)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "no such pair of simulated CPUs (%d, %d)",
+                              d->a, d->b);
   if (d->kind == XRAY__DUO_CHASE) {
     m->duo_level = d->b < 0 ? m->nlev : shared_level(m, d->a, d->b);
     m->duo_c = m->duo_level < m->nlev ? d->c : NULL;
@@ -100,10 +96,9 @@ xray__sim_duo(xray_machine *base, const struct xray__duo *d)
     return cyc;
   }
   if (d->b < 0 || (d->kind == XRAY__DUO_WRITES && d->dist < 8)
-      || (d->kind == XRAY__DUO_HANDOFF && (!d->c || !d->c->n))) {
-    snprintf(base->error, sizeof base->error, "a race needs two CPUs and words 8 bytes apart");
-    return NAN;
-  }
+      || (d->kind == XRAY__DUO_HANDOFF && (!d->c || !d->c->n)))
+    return xray__machine_fail(base, XRAY__FAIL_ERROR,
+                              "a race needs two CPUs and words 8 bytes apart");
   same = d->a / core == d->b / core;
   hit = m->lev[0].lat;
   block = granule(m, &line);

@@ -257,11 +257,9 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
   double sum = 0;
   int pass;
 
-  if (!m->nlev) {
-    snprintf(base->error, sizeof base->error,
-             "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
-    return NAN;
-  }
+  if (!m->nlev)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR,
+                              "the simulated machine has no data cache (give l1d=SIZE:WAYS:LINE)");
   if (c->n == 0)
     return NAN;
   m->tnow = m->trate * (1 + m->tswing * sin(6.283185307179586 * (double) m->tcalls++ / 64));

@@ -269,10 +269,8 @@ sim_pair(xray_machine *base, int a, int b)
 {
   struct sim *m = (struct sim *) base;
 
-  if (a < 0 || b < 0 || a >= m->cpu.ncpu || b >= m->cpu.ncpu) {
-    snprintf(base->error, sizeof base->error, "no such simulated CPU");
-    return NAN;
-  }
+  if (a < 0 || b < 0 || a >= m->cpu.ncpu || b >= m->cpu.ncpu)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "no such simulated CPU");
   return 1 / xray__sim_noise(m, a / m->cpu.smt == b / m->cpu.smt ? 2 : 1);
 }
 
@@ -310,10 +308,8 @@ sim_btime(xray_machine *base, size_t k, double frac)
 
   if (!m->bbuilt || k >= XRAY__BK_N
       || xray__sim_branch_run(&m->br, &m->cpu, k, BRANCH_ITERS, (long) (frac * BRANCH_ITERS + 0.5),
-                              &m->rng, &st)) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
+                              &m->rng, &st))
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
   return xray__sim_noise(m, st.cycles / BRANCH_ITERS);
 }
 
@@ -345,14 +341,11 @@ sim_bevent(xray_machine *base, const char *name, size_t k, long size)
   if (sim_pmu(base))
     return NAN;
   if (!m->bbuilt || k >= XRAY__BK_N
-      || xray__sim_branch_run(&m->br, &m->cpu, k, size, size, &m->rng, &st)) {
-    snprintf(base->error, sizeof base->error, "the branch kernels are not built");
-    return NAN;
-  }
-  if ((v = xray__sim_pmu_count(&m->pmu, name, &st, NULL)) < 0) {
-    snprintf(base->error, sizeof base->error, "the simulated PMU has no event '%.60s'", name);
-    return NAN;
-  }
+      || xray__sim_branch_run(&m->br, &m->cpu, k, size, size, &m->rng, &st))
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
+  if ((v = xray__sim_pmu_count(&m->pmu, name, &st, NULL)) < 0)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the simulated PMU has no event '%.60s'",
+                              name);
   return v;
 }
 

@@ -138,23 +138,17 @@ xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads)
   double moved, rate, best;
   int i;
 
-  if (!m->stream.built || k >= XRAY__SK_N) {
-    snprintf(base->error, sizeof base->error, "the streaming kernels are not built");
-    return NAN;
-  }
-  if (threads < 1 || threads > m->cpu.ncpu) {
-    snprintf(base->error, sizeof base->error, "%d threads asked, %d CPUs usable", threads,
-             m->cpu.ncpu);
-    return NAN;
-  }
+  if (!m->stream.built || k >= XRAY__SK_N)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "the streaming kernels are not built");
+  if (threads < 1 || threads > m->cpu.ncpu)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "%d threads asked, %d CPUs usable", threads,
+                              m->cpu.ncpu);
   sk = &xray__skernels[k];
   moved = floor(bytes / sk->arrays / (m->cpu.vecbits / 8.0) / XRAY__STREAM_UNIT) * XRAY__STREAM_UNIT
       * (m->cpu.vecbits / 8.0) * sk->arrays;
-  if (!(moved > 0)) {
-    snprintf(base->error, sizeof base->error, "%.0f bytes are too few for %d arrays", bytes,
-             sk->arrays);
-    return NAN;
-  }
+  if (!(moved > 0))
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "%.0f bytes are too few for %d arrays", bytes,
+                              sk->arrays);
   /* A stream on a busy host is slowed, never sped up, so the real op
    * keeps the best of its samples, and the probe the best of its rounds;
    * the simulated one is disturbed the same way and answers the same. */
