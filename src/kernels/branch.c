@@ -22,18 +22,18 @@
 
 /* The penalty kernels draw a fair bit from a 64-bit LCG for the first
  * lim iterations and use 0 after them.  The bit is bit 32 of the LCG's
- * value after its last xor-shift: that step sets it (a right shift by 29
- * or 31 reaches bits 34 and 32 at most) and folds one of the LCG's top
- * bits, which are fair, into it.  A bit the last step leaves alone lets a
- * compiler test the value before that step (clang -O2 does), and the
- * branch then resolves ahead of the chain and hides part of its penalty.
- * The if tests the LCG's value and the LCG's next step follows the
- * if-block, so the first instructions a misprediction refetches are the
- * chain's own: with the step at the loop's top, every misprediction also
- * pays for fetching past the loop's back edge, a taken branch, which is
- * no part of the penalty.  The gate passes an opaque barrier before it is
- * shifted into place (gcc -O0 compiles (cond) << k as a branch, clang
- * -O2 a mask test as a select).
+ * value after its last xor-shift: that step sets it (a right shift by s
+ * changes bits 0 to 63 - s; the last steps shift by 31 and 30) and folds
+ * one of the LCG's top bits, which are fair, into it.  A bit the last
+ * step leaves alone lets a compiler test the value before that step
+ * (clang -O2 does), and the branch then resolves ahead of the chain and
+ * hides part of its penalty.  The if tests the LCG's value and the LCG's
+ * next step follows the if-block, so the first instructions a
+ * misprediction refetches are the chain's own: with the step at the
+ * loop's top, every misprediction also pays for fetching past the loop's
+ * back edge, a taken branch, which is no part of the penalty.  The gate
+ * passes an opaque barrier before it is shifted into place (gcc -O0
+ * compiles (cond) << k as a branch, clang -O2 a mask test as a select).
  *
  * The paper's figures draw with random_number(result), here xorshift64*
  * (branch-free).  The globals are volatile as in the paper's code: every
@@ -45,10 +45,12 @@
  * (f) is the one jump Table 1 counts, so its if stays unweighted; (a)'s
  * bound is made opaque so that no compiler splits the loop at it (gcc
  * -O3). */
+
 /* The penalty kernels' if, and their chain: one step of an LCG and three
- * xor-shifts (10 cycles where a multiply takes 3 and the rest 1), each
- * kept in a general register (gcc -Os moves a chain of shifts into vector
- * registers, and a misprediction then costs a vector unit's restart). */
+ * xor-shifts (10 cycles where a multiply takes 3 and the rest 1; the
+ * long kernel adds two more, 14), each step kept in a general register
+ * (gcc -Os moves a chain of shifts into vector registers, and a
+ * misprediction then costs a vector unit's restart). */
 #define PENALTY_IF                                                                                 \
   "b = temp < lim;\n    OPAQUE(b);\n    b <<= 32;\n"                                               \
   "    if (LIKELY(r & b)) {\n      THEN;\n      acc += temp;\n    }\n"
