@@ -5,8 +5,6 @@
 #include "real/real-machine.h"
 
 #include <math.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -242,46 +240,30 @@ real_clock(xray_machine *base, double *tsc_hz)
 
 /* --- fused multiply-add instructions ------------------------------------ */
 
-/* SIGILL comes to the thread that ran the instruction: its way back is
- * that thread's. */
-static XRAY__THREAD_LOCAL sigjmp_buf fma_jmp;
-
-static void
-on_sigill(int sig)
-{
-  (void) sig;
-  siglongjmp(fma_jmp, 1);
-}
-
 static void
 run_fma(void *ctx, uint64_t iters)
 {
   xray__isa_fma_loop(*(const int *) ctx, iters);
 }
 
+static void
+try_fma(void *ctx)
+{
+  run_fma(ctx, 1);
+}
+
 static double
 real_fma(xray_machine *base, int chains)
 {
   struct real *m = (struct real *) base;
-  struct sigaction sa, old;
   struct xray__kernel k = { run_fma, &chains };
-  volatile int ok = 0;
 
   if (!xray__isa_fma_name)
     return xray__machine_fail(base, XRAY__FAIL_ERROR,
                               "xray has no fused multiply-add kernel for this ISA");
   if (chains != 1)
     chains = 12;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigill;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGILL, &sa, &old);
-  if (sigsetjmp(fma_jmp, 1) == 0) {
-    run_fma(&chains, 1);
-    ok = 1;
-  }
-  sigaction(SIGILL, &old, NULL);
-  if (!ok)
+  if (!xray__real_executes(try_fma, &chains))
     return xray__machine_fail(base, XRAY__FAIL_ABSENT, "the processor does not execute %s",
                               xray__isa_fma_name);
   /* Both loops run 12 instructions per iteration. */

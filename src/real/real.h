@@ -22,6 +22,10 @@ void *xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char
                         size_t errlen);
 void *xray__chase_run(void *p, uint64_t iters);
 
+/* real/sigill.c: 1 if fn(ctx) ran to its end, 0 if the processor
+ * refused one of its instructions (SIGILL).  Threads take turns. */
+int xray__real_executes(void (*fn)(void *ctx), void *ctx);
+
 /* real/events.c: hardware events on the real machine (measure/pmu.c):
  * whether they can be counted, which, and their counts over one run of
  * a branch kernel fn or over loads of a chase in arena a. */
