@@ -14,7 +14,6 @@ xray_plot_place(const struct axis *a, double v)
   return a->from + f * (a->to - a->from);
 }
 
-/* An axis over [lo, hi]: log where it spans 16 times or more. */
 void
 xray_plot_span(struct axis *a, double lo, double hi, double from, double to)
 {
@@ -33,7 +32,6 @@ xray_plot_span(struct axis *a, double lo, double hi, double from, double to)
   a->to = to;
 }
 
-/* 1536 -> "1.5K", 33554432 -> "32M" (powers of 1024), small ones as are. */
 void
 xray_plot_human(char *out, size_t len, double v)
 {
