@@ -29,6 +29,8 @@ xray__cache_init(struct xray__cache *c)
     ;
   if ((1UL << c->lineshift) != c->line)
     c->lineshift = -1;
+  for (c->leaves = 1; c->leaves < c->ways; c->leaves <<= 1)
+    ;
   c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
   c->age = malloc(c->sets * sizeof *c->age);
   c->ring = malloc(c->sets * sizeof *c->ring);
@@ -41,17 +43,15 @@ xray__cache_init(struct xray__cache *c)
   return 0;
 }
 
-/* Tree-PLRU over the next power of two >= ways; node k of the tree is bit
+/* Tree-PLRU over the next power of two >= ways (n, c->leaves); node k of the tree is bit
  * k of one 64-bit word per set (ways <= 64).  A set bit means the right
  * half was used last, so the victim search goes left; leaves beyond `ways`
  * are never chosen. */
 static unsigned long
-plru_victim(uint64_t bits, unsigned long ways)
+plru_victim(uint64_t bits, unsigned long ways, unsigned long n)
 {
-  unsigned long n = 1, node = 1, lo = 0, span;
+  unsigned long node = 1, lo = 0, span;
 
-  while (n < ways)
-    n <<= 1;
   for (span = n; span > 1;) {
     span >>= 1;
     if (!((bits >> node) & 1) && lo + span < ways) {
@@ -64,12 +64,10 @@ plru_victim(uint64_t bits, unsigned long ways)
 }
 
 static uint64_t
-plru_touch(uint64_t bits, unsigned long ways, unsigned long way)
+plru_touch(uint64_t bits, unsigned long n, unsigned long way)
 {
-  unsigned long n = 1, node = 1, lo = 0, span;
+  unsigned long node = 1, lo = 0, span;
 
-  while (n < ways)
-    n <<= 1;
   for (span = n; span > 1;) {
     span >>= 1;
     if (way >= lo + span) {
@@ -141,47 +139,54 @@ lru_access(unsigned long *tag, struct xray__ring *r, unsigned long ways, unsigne
   return w == ways;
 }
 
+/* The way that holds lineaddr, or ways (a line is in a set at most
+ * once). */
+static unsigned long
+find(const unsigned long *tag, unsigned long ways, unsigned long lineaddr)
+{
+  unsigned long w;
+
+  for (w = 0; w < ways && tag[w] != lineaddr; w++)
+    ;
+  return w;
+}
+
 /* Access one line address; returns 1 on a miss (the line is then
  * allocated), and in *evicted (if not NULL) the line it displaced, or ~0.
  * LRU keeps its ring (above); tree-PLRU and random replacement choose a
- * way, and keep the ways in place. */
+ * way, and keep the ways in place: a set's ring entry then counts its
+ * valid ways, so that a miss looks for an invalid way (the first) only
+ * in a set that has one. */
 int
 xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted)
 {
-  unsigned long set = xray__cache_set(c, lineaddr), w, victim = 0,
-                empty = c->ways;
+  unsigned long set = xray__cache_set(c, lineaddr), victim;
   unsigned long *tag = c->tag + set * c->ways;
-  uint64_t *age = c->age + set;
+  unsigned long w = find(tag, c->ways, lineaddr);
+  struct xray__ring *r = &c->ring[set];
 
   if (evicted)
     *evicted = ~0UL;
-  if (c->policy == XRAY__POL_LRU) {
-    for (w = 0; w < c->ways && tag[w] != lineaddr; w++)
-      ;
-    return lru_access(tag, &c->ring[set], c->ways, w, lineaddr, evicted);
-  }
-  for (w = 0; w < c->ways; w++) {
-    if (tag[w] == lineaddr)
-      break;
-    if (tag[w] == ~0UL && empty == c->ways)
-      empty = w;
-  }
+  if (c->policy == XRAY__POL_LRU)
+    return lru_access(tag, r, c->ways, w, lineaddr, evicted);
   if (w < c->ways) {
     if (c->policy == XRAY__POL_PLRU)
-      age[0] = plru_touch(age[0], c->ways, w);
+      c->age[set] = plru_touch(c->age[set], c->leaves, w);
     return 0;
   }
-  if (empty < c->ways)
-    victim = empty;
-  else if (c->policy == XRAY__POL_PLRU)
-    victim = plru_victim(age[0], c->ways);
+  if (r->n < c->ways) {
+    for (victim = 0; tag[victim] != ~0UL; victim++)
+      ;
+    r->n++;
+  } else if (c->policy == XRAY__POL_PLRU)
+    victim = plru_victim(c->age[set], c->ways, c->leaves);
   else
     victim = xray__rand(&c->rng) % c->ways;
   if (evicted)
     *evicted = tag[victim];
   tag[victim] = lineaddr;
   if (c->policy == XRAY__POL_PLRU)
-    age[0] = plru_touch(age[0], c->ways, victim);
+    c->age[set] = plru_touch(c->age[set], c->leaves, victim);
   return 1;
 }
 
@@ -192,6 +197,8 @@ xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr)
   unsigned long *tag = c->tag + set * c->ways;
   struct xray__ring *r = &c->ring[set];
 
+  if (lineaddr == ~0UL)
+    return;                     /* no line: nothing to invalidate */
   for (w = 0; w < c->ways; w++)
     if (tag[w] == lineaddr) {
       if (c->policy == XRAY__POL_LRU) {
@@ -200,6 +207,8 @@ xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr)
         return;
       }
       tag[w] = ~0UL;
+      r->n--;
+      return;
     }
 }
 

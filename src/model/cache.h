@@ -10,6 +10,7 @@ struct xray__cache {
   unsigned long size, ways, line, sets;
   unsigned long setmask; /* sets - 1 where that is a power of two, else 0 */
   int lineshift; /* log2(line) where line is a power of two, else -1 */
+  unsigned long leaves; /* tree-PLRU: the power of two >= ways */
   int policy;
   double lat; /* cycles for a hit (the simulated data levels) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
