@@ -41,7 +41,7 @@
  * figure is confirmed only where the same kernel with twice the vectors
  * a step (kernels.h: XRAY__SK_TWIN) moves as much within 10 %, and where
  * it moves more, its figure is the value, unconfirmed. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

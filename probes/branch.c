@@ -18,7 +18,7 @@
  * chain, give two slopes, and the value is confirmed when they agree
  * within 10 %.  A slope that moves with the chain is not the penalty
  * (the misprediction overlapped with work). */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdio.h>

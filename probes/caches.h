@@ -5,7 +5,7 @@
 #ifndef XRAY__CACHES_H
 #define XRAY__CACHES_H
 
-#include "xray-internal.h"
+#include "probes.h"
 
 /* Footprints are whole pages (every c->step bytes of each: the L1D's
  * line, or LINE_STEP where it is not known), from an

@@ -11,7 +11,7 @@
  *   XRAY_NUM_CORES  usable CPUs over threads per core, when the pairs agree
  *                   with it (each CPU tested found the same number of
  *                   siblings). */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef XRAY__COUNTERS_H
 #define XRAY__COUNTERS_H
 
-#include "xray-internal.h"
+#include "probes.h"
 
 #define XRAY__NBENCH 7 /* the branch benchmarks (a)..(g) */
 #define XRAY__NBRANCH 5 /* CE CR T D M */

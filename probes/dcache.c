@@ -37,7 +37,7 @@
  * at most).  Compact sets of a random or pseudo-LRU set with long lines
  * can agree on a capacity a quarter to four times the true one, run
  * after run. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * fuse across it): the compiler fuses when the first is clearly faster.
  * The instruction itself is run from machine code (ops->fma): whether the
  * processor has it, its latency and its rate. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdio.h>

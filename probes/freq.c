@@ -10,7 +10,7 @@
  * part of the run), the value is left unconfirmed and the four are named.
  * The time-stamp counter's rate comes from the tick source's calibration
  * against CLOCK_MONOTONIC. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 

@@ -28,7 +28,7 @@
  *
  * Both need machine code placed at chosen addresses (kernels/machine-code.c
  * chains); the portable C path cannot place code. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <string.h>

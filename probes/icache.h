@@ -5,7 +5,7 @@
 #ifndef XRAY__ICACHE_H
 #define XRAY__ICACHE_H
 
-#include "xray-internal.h"
+#include "probes.h"
 
 /* What a curve of code size times.  A loop: n statements s and the loop
  * control, run straight through (fetch-bound: an edge is where fetch

@@ -29,7 +29,7 @@
  * confirmed when most rounds' own curves have the same knee and the other
  * size, found by the other method, is the same (without an adjacent-line
  * prefetcher both are the line; with one, both are its block). */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -30,7 +30,7 @@
  * it runs, hits cost more and the order of the sweep matters less, so
  * that an LRU cache can look random (both buffers then say "not LRU"
  * together).  Attempts go on, up to MAX_ATTEMPTS, until two are clean. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
  * Each kernel is timed in five rounds, interleaved; the value is the
  * median, and a kernel whose middle three rounds are more than 5 % apart
  * is timed again, and left unconfirmed if they still are. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * be read: the stack operands between the first and the last barrier of
  * the timed loop.  A coarse pass (n = 4, 8, ..., 40) brackets the first
  * spill; a fine pass times and checks every n around it. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdio.h>

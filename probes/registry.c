@@ -1,5 +1,5 @@
 /* The probe registry: every probe, in the order xray runs them. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <string.h>
 

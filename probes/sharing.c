@@ -34,7 +34,7 @@
  * verdict for every CPU, and the level's capacity is confirmed or the
  * OS's topology gives the same count; the round trip when twice a line's
  * hand-off agrees within HANDOFF_AGREE. */
-#include "xray-internal.h"
+#include "probes.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef XRAY__TLB_H
 #define XRAY__TLB_H
 
-#include "xray-internal.h"
+#include "probes.h"
 
 /* The scan's page counts. */
 #define K_MIN 8

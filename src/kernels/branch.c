@@ -12,7 +12,7 @@
  * execute the block that holds one unconditionally, so an if stays a
  * branch unless the compiler turns the rest of its block into a select,
  * which the check finds. */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
  * Files live in a private temporary directory, removed after each kernel;
  * xray_remove_temporaries() removes whatever a signal interrupted (and
  * stops the command in flight), and is async-signal-safe. */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@
 #if !defined _POSIX_C_SOURCE && !defined _GNU_SOURCE
 #define _POSIX_C_SOURCE 200809L /* fork, kill, sigprocmask under -std=c99 */
 #endif
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -24,7 +24,7 @@
  *    state (loop count and variables set before the switch), for compilers
  *    without GNU extensions.  clang spills its variables; it is a fallback.
  */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * statement's barrier carries a comment "xray k_K sJ", so the code between
  * kernel K's first and last barrier is its timed loop, and operands that
  * address the stack there are spill traffic. */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -4,6 +4,7 @@
 #define XRAY__KERNELS_H
 
 #include "xray.h"
+#include "isa/compiler.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@
  * would be self-modifying and cost a pipeline flush).  The same layout is
  * printed as GNU assembler text by xray__machine_code_write_asm(), and the tests
  * assemble that text and compare it byte for byte with this encoder. */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * ulps, in every lane), and so does the arrays' first fill: a triad over
  * denormals would time the microcode assist some cores (Intel's) take for
  * each, not the memory. */
-#include "xray-internal.h"
+#include "kernels/kernels.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

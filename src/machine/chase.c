@@ -1,7 +1,7 @@
 /* The chases probes ask for: a layout of lines, shuffled into one cycle,
  * timed on whatever machine the probe has, and traced under a label that
  * names the layout (so that a recording answers only like with like). */
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__DEFAULT_CC */
 #endif
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__HAVE_HWLOC */
 #endif
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <ctype.h>
 #include <stdlib.h>

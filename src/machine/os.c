@@ -11,7 +11,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__HAVE_HWLOC */
 #endif
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <stdlib.h>
 #include <string.h>

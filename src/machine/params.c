@@ -5,7 +5,7 @@
  * truth (sim/) and the rules of run/probe.c answer from a value's row,
  * never from its name; and tests/unit/test-params.c checks the probes,
  * xray(1) and the macros against it. */
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <ctype.h>
 #include <stdlib.h>

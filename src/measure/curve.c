@@ -23,7 +23,7 @@
  *    crosses 75 % of the jump is narrowed to the granularity instead;
  *  - confirm: a value is reported once two independent determinations
  *    agree (xray__consensus). */
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Numbers given by users (options, --simulate specs, recordings). */
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 #include <ctype.h>
 #include <math.h>

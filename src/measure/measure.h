@@ -5,29 +5,11 @@
 
 #include "xray.h"
 #include "isa/isa.h"
+#include "isa/compiler.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* Timed loops run as the hardware runs them: a sanitizer's checks
- * (--enable-sanitizers) load shadow memory, which would share the caches
- * and TLBs the loops measure. */
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
-#define XRAY__UNINSTRUMENTED __attribute__((no_sanitize("address", "undefined")))
-#else
-#define XRAY__UNINSTRUMENTED
-#endif
-
-/* State of one thread's own (a pin, a signal's way back): two threads may
- * each measure a machine of their own. */
-#if defined(__GNUC__) || defined(__clang__)
-#define XRAY__THREAD_LOCAL __thread
-#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#define XRAY__THREAD_LOCAL _Thread_local
-#else
-#define XRAY__THREAD_LOCAL
-#endif
 
 /* measure/decimal.c: a decimal number as strtod reads it, and nothing else (no
  * hexadecimal, infinity or NaN); *end == s if there is none. */

@@ -9,7 +9,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__HAVE_PAPI */
 #endif
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The pseudo-random numbers of the probes and the simulator: xorshift64*
  * and a Fisher-Yates shuffle, seeded by the caller, so that a run repeats
  * exactly where its seed does. */
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 uint64_t
 xray__rand(uint64_t *s)         /* xorshift64* */

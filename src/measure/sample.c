@@ -22,7 +22,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE             /* sched_getcpu */
 #endif
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 #include <math.h>
 #ifdef __linux__

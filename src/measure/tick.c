@@ -4,7 +4,7 @@
  * The TSC is not the core clock on modern parts (its rate is fixed, the
  * core's moves with load and temperature), so core cycles come from
  * xray__calibrate_core(), never from this rate. */
-#include "xray-internal.h"
+#include "measure/measure.h"
 
 #include <pthread.h>
 #include <time.h>

@@ -9,7 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "xray-internal.h"
+#include "real/real.h"
 
 #include <errno.h>
 #include <string.h>

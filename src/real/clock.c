@@ -10,7 +10,7 @@
  * later: xray__clock_now gives the fastest burst of the last SPAN seconds,
  * taking a new one whenever the newest is older than EVERY, and more until
  * the span holds MIN_BURSTS. */
-#include "xray-internal.h"
+#include "real/real.h"
 
 #include <math.h>
 #include <string.h>

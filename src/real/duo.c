@@ -15,7 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "xray-internal.h"
+#include "real/real.h"
 #include "real/real.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* Hardware events on the real machine: the counters of measure/pmu.c
  * around one run of a branch kernel or a stretch of a pointer chase. */
-#include "xray-internal.h"
+#include "real/real.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The real machine's compiled C kernels: kernel sets (latency,
  * throughput, FMA, registers) and the branch kernels, built with the
  * machine's compiler and timed by its sampler (real-machine.h). */
-#include "xray-internal.h"
+#include "real/real.h"
 #include "real/real-machine.h"
 
 #include <math.h>

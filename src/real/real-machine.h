@@ -3,7 +3,7 @@
 #ifndef XRAY__REAL_MACHINE_H
 #define XRAY__REAL_MACHINE_H
 
-#include "xray-internal.h"
+#include "real/real.h"
 
 #define MAX_KINDS 8
 

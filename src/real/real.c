@@ -1,7 +1,7 @@
 /* The real machine: generated machine code timed by the sampler, cycles of
  * the core clock from a dependent-add chain timed the same way; its
  * compiled C kernels are kernels.c's. */
-#include "xray-internal.h"
+#include "real/real.h"
 #include "real/real-machine.h"
 
 #include <math.h>

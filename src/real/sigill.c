@@ -5,7 +5,7 @@
  * handler is armed for the thread on trial alone; a SIGILL of any other
  * thread meanwhile gets the disposition that was there before (it is put
  * back, and the instruction runs again under it). */
-#include "xray-internal.h"
+#include "real/real.h"
 
 #include <pthread.h>
 #include <setjmp.h>

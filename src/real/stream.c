@@ -11,7 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "xray-internal.h"
+#include "real/real.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * Every kernel label carries what, besides x, decides the time, so that a
  * point of one layout is never taken for another's (a conflict set's names
  * its pages and the probe's run, whose arena they were in). */
-#include "xray-internal.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <math.h>

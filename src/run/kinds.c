@@ -11,7 +11,8 @@
  * Kinds come fastest first, and the first is the default: compute-bound
  * code, what these values size, is what schedulers place on the fastest
  * cores. */
-#include "xray-internal.h"
+#include "run/run.h"
+#include "machine/machine.h"
 
 #include <stdlib.h>
 #include <string.h>

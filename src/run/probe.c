@@ -1,6 +1,7 @@
 /* What every probe run shares: timing, the OS view beside each value, the
  * disagreement flag, the rules every machine obeys. */
-#include "xray-internal.h"
+#include "run/run.h"
+#include "machine/machine.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,6 +1,7 @@
 /* Results and their output formats: text for people, JSON with provenance,
  * shell assignments and C defines for build systems. */
-#include "xray-internal.h"
+#include "run/run.h"
+#include "machine/machine.h"
 
 #include <math.h>
 #include <stdlib.h>

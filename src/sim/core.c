@@ -28,7 +28,7 @@
  * register count live on the stack: reading one costs `spill` cycles of
  * store-to-load forwarding, and each access is a load or store, which the
  * static check counts. */
-#include "xray-internal.h"
+#include "sim/sim.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -3,7 +3,8 @@
 #ifndef XRAY__SIM_H
 #define XRAY__SIM_H
 
-#include "xray-internal.h"
+#include "machine/machine.h"
+#include "sim/core.h"
 #include "model/cache.h"
 
 struct pmap {                   /* virtual page -> random physical page */

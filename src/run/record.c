@@ -1,6 +1,7 @@
-/* Recording a machine (xray --record): the files a replay (replay.c)
+/* Recording a machine (xray --record): the files a replay (replay/replay.c)
  * reads besides the points, written from a machine and its report. */
-#include "xray-internal.h"
+#include "run/run.h"
+#include "machine/machine.h"
 
 #include <stdio.h>
 
