@@ -183,8 +183,8 @@ test_c_path(void)
     char err[256] = "", what[160];
     xray_machine *m = xray_machine_simulated(c_specs[i], err, sizeof err);
     static xray_report r;
-    const xray_value *l1i, *uop;
-    double truth, truth_uop;
+    const xray_value *l1i;
+    double truth;
 
     xray_machine_set_kernel(m, XRAY_KERNEL_C);
     xray__report_init(&r);
