@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 6
+#define XRAY_API_VERSION 7
 
 const char *xray_version(void);
 
@@ -67,7 +67,11 @@ int xray_machine_set_option(xray_machine *m, const char *name, const char *value
 void xray_machine_set_budget(xray_machine *m, double seconds_per_probe);
 void xray_machine_set_trace(xray_machine *m, FILE *csv);
 const char *xray_machine_describe(const xray_machine *m);
-int xray_machine_is_simulated(const xray_machine *m);
+/* What a machine is, never which kind of machine made it.  timed: its
+ * measurements take real time on this host (this machine).  hardware:
+ * it is real hardware or a recording of it, not a simulation. */
+int xray_machine_is_timed(const xray_machine *m);
+int xray_machine_is_hardware(const xray_machine *m);
 double xray_machine_core_mhz(const xray_machine *m);   /* 0 if unknown */
 
 /* --- results ------------------------------------------------------------- */

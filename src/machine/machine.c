@@ -113,6 +113,18 @@ xray_machine_describe(const xray_machine *m)
   return m->desc;
 }
 
+int
+xray_machine_is_timed(const xray_machine *m)
+{
+  return m->timed;
+}
+
+int
+xray_machine_is_hardware(const xray_machine *m)
+{
+  return m->hardware;
+}
+
 double
 xray_machine_core_mhz(const xray_machine *m)
 {

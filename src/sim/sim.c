@@ -395,13 +395,6 @@ static const struct xray__machine_ops sim_ops = {
   .os_view = sim_os_view,
 };
 
-/* The public API's question: a machine this file made. */
-int
-xray_machine_is_simulated(const xray_machine *m)
-{
-  return m->ops == &sim_ops;
-}
-
 xray_machine *
 xray_machine_simulated(const char *spec, char *err, size_t errlen)
 {
