@@ -7,7 +7,8 @@
 # machine/model, measure/kernels, isa) or sideways between two backends
 # or two leaves is marked UP; none should be.  src/cli/ may include
 # anything (src/xray-internal.h gathers every layer for it and the
-# tests).
+# tests); src/machine/ops.h, the ops table, only machine/ and the
+# backends include.
 # Run after make, from the build tree.
 #
 # Usage: bench/layers.sh
@@ -55,6 +56,7 @@ for f in "$srcdir"/src/*/*.[ch] "$srcdir"/probes/*.[ch]; do
     while read -r h; do
       case $h in
         xray.h | config.h) continue ;;
+        machine/ops.h) d=machine-ops ;;
         ../probes/*) d=probes ;;
         */*) d=${h%%/*} ;;
         *) [ -f "$(dirname "$f")/$h" ] && d=$l || d=${h%.h} ;;
@@ -67,6 +69,8 @@ done | awk "$ranks"'
     if (!(k in seen)) { seen[k] = ""; keys[++nk] = k }
     seen[k] = seen[k] " " $3
     if (up($1, $2) || $2 == "xray-internal") bad[k] = 1
+    # The ops table is for the backends alone: a probe measures through machine.c.
+    if ($2 == "machine-ops" && $1 != "machine" && $1 != "real" && $1 != "sim" && $1 != "replay") bad[k] = 1
   }
   END {
     for (i = 1; i <= nk; i++)

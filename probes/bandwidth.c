@@ -139,10 +139,11 @@ struct plan {
 static double
 stream_point(xray_machine *m, size_t k, double b, int t)
 {
+  struct xray__ask a = { .kind = XRAY__ASK_STREAM, .n = k, .arg = b, .a = t };
   char label[48];
 
   snprintf(label, sizeof label, "%s/%d", xray__skernels[k].name, t);
-  return xray__point(m, "bandwidth", label, b, m->ops->stream(m, k, b, t));
+  return xray__machine_measure(m, "bandwidth", label, b, &a).y;
 }
 
 /* Every wanted cell once: one round. */
@@ -259,12 +260,15 @@ applies(const struct plan *p, int i, int n, size_t k, int all, const char **why)
 static void
 settle(xray_machine *m, double *f, double cap)
 {
+  struct xray__ask a = { .kind = XRAY__ASK_STREAM, .n = XRAY__SK_READ, .a = 1 };
   double y[2];
   int j;
 
   while (f[1] < cap) {
-    for (j = 0; j < 2; j++)
-      y[j] = xray__point(m, "bandwidth", "read/1", f[j], m->ops->stream(m, XRAY__SK_READ, f[j], 1));
+    for (j = 0; j < 2; j++) {
+      a.arg = f[j];
+      y[j] = xray__machine_measure(m, "bandwidth", "read/1", f[j], &a).y;
+    }
     if (!(y[0] > 0 && y[1] > 0) || (y[0] - y[1]) / y[1] <= SETTLED)
       return;
     f[0] = f[1];
@@ -373,8 +377,8 @@ run_bandwidth(xray_machine *m, xray_report *rep)
     }
   }
   p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
-  p->ncpu = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
-  if (!(p->width = m->ops->sbuild(m, &p->nt))) {
+  p->ncpu = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
+  if (!(p->width = xray__machine_sbuild(m, &p->nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);
     xray__value_unknown(w, fail);
   } else {

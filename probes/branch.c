@@ -51,7 +51,7 @@ fit(const double *x, const double *y, int n)
 static int
 kernel_ok(xray_machine *m, size_t k, char *why, size_t len)
 {
-  const struct xray__bcount *c = m->ops->bcount(m, k);
+  const struct xray__bcount *c = xray__machine_bcount(m, k);
   const char *name = xray__bkernel_at(k)->name;
 
   if (!c)
@@ -84,14 +84,18 @@ struct sweep {
 static int
 sweep(xray_machine *m, const size_t *k, const double *frac, struct sweep *s)
 {
+  struct xray__ask a = { .kind = XRAY__ASK_BTIME };
   double x[NFRAC];
   int r, i, f;
 
   for (r = 0; r < ROUNDS; r++, s->rounds++)
     for (i = 0; i < 2; i++)
-      for (f = 0; f < NFRAC; f++)
-        s->v[i][f][s->rounds] = xray__point(m, "branch", xray__bkernel_at(k[i])->name, frac[f],
-                                            m->ops->btime(m, k[i], frac[f]));
+      for (f = 0; f < NFRAC; f++) {
+        a.n = k[i];
+        a.arg = frac[f];
+        s->v[i][f][s->rounds] =
+            xray__machine_measure(m, "branch", xray__bkernel_at(k[i])->name, frac[f], &a).y;
+      }
   for (f = 0; f < NFRAC; f++)
     x[f] = frac[f] / 2;
   for (i = 0; i < 2; i++) {
@@ -130,7 +134,7 @@ run_branch(xray_machine *m, xray_report *r)
 
   if (!pen)
     return -1;
-  if (m->ops->bbuild(m)) {
+  if (xray__machine_bbuild(m)) {
     xray__value_unknown(pen, m->error);
     return 0;
   }

@@ -207,7 +207,8 @@ double
 caches_run_chain(struct cc *c, size_t n, double k, const char *what)
 {
   struct xray__chase ch = { c->off, n, XRAY__ARENA_HUGE, 1 };
-  double y = xray__point(c->m, "caches", what, k, c->m->ops->chase(c->m, &ch));
+  struct xray__ask a = { .kind = XRAY__ASK_CHASE, .chase = &ch };
+  double y = xray__machine_measure(c->m, "caches", what, k, &a).y;
 
   if (isnan(y))
     c->failed = 1;

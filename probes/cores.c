@@ -67,6 +67,27 @@ cfs_quota(char *how, size_t len)
   return q > 0 && per > 0 ? q / per : 0;
 }
 
+/* Whether the first CPU tested that is not a sibling of cpu[0] (speed
+ * sp[k] paired with it) has as many siblings among cpu[0..n-1]; yes
+ * where every CPU is a sibling of cpu[0]. */
+static int
+another_core_agrees(xray_machine *m, const int *cpu, const double *sp, int n, int siblings)
+{
+  int other = -1, k, found = 0;
+  char kernel[32];
+
+  for (k = 1; k < n && other < 0; k++)
+    if (sp[k] >= XRAY__SAME_CORE)
+      other = k;
+  if (other < 0)
+    return 1;
+  snprintf(kernel, sizeof kernel, "pair-from/%d", cpu[other]);
+  for (k = 0; k < n; k++)
+    if (k != other && xray__pair_median(m, "cores", kernel, cpu[other], cpu[k]) < XRAY__SAME_CORE)
+      found++;
+  return found == siblings;
+}
+
 static int
 run_cores(xray_machine *m, xray_report *r)
 {
@@ -81,7 +102,7 @@ run_cores(xray_machine *m, xray_report *r)
 
   if (!cpus || !cores || !smt)
     return -1;
-  n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
+  n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   if (n < 1) {
     xray__value_unknown(cpus, "the affinity mask cannot be read here");
     xray__value_unknown(cores, "the usable CPUs are unknown");
@@ -106,7 +127,7 @@ run_cores(xray_machine *m, xray_report *r)
     n = XRAY__MAX_CPUS;
   /* The first CPU against every other, within the budget. */
   for (j = 1; j < n; j++) {
-    speed = xray__point(m, "cores", "pair", cpu[j], xray__pair_median(m, cpu[0], cpu[j]));
+    speed = xray__pair_median(m, "cores", "pair", cpu[0], cpu[j]);
     if (isnan(speed)) {
       xray__value_unknown(smt, m->error);
       xray__value_unknown(cores, m->error);
@@ -129,17 +150,8 @@ run_cores(xray_machine *m, xray_report *r)
   xray__value_measured(smt, siblings + 1, how);
   if (n % (siblings + 1) == 0) {
     /* Check one more core, if there is one, to back the division. */
-    int ok = 1;
-    if (n >= 2 * (siblings + 1) && siblings > 0) {
-      int other = -1, k, found = 0;
-      for (k = 1; k < n && other < 0; k++)
-        if (sp[k] >= XRAY__SAME_CORE)
-          other = k;
-      for (k = 0; other >= 0 && k < n; k++)
-        if (k != other && xray__pair_median(m, cpu[other], cpu[k]) < XRAY__SAME_CORE)
-          found++;
-      ok = other < 0 || found == siblings;
-    }
+    int ok =
+        n < 2 * (siblings + 1) || siblings == 0 || another_core_agrees(m, cpu, sp, n, siblings);
     snprintf(how, sizeof how, "%d usable CPUs / %d threads per core%s", n, siblings + 1,
              ok ? "" : " (another core's pairs disagree)");
     xray__value_measured(cores, n / (siblings + 1), how);

@@ -98,7 +98,7 @@ count_chase(xray_machine *m, const uint64_t *off, size_t k, const char **names, 
   c.arena = XRAY__ARENA_HUGE;
   for (l = 0; l < LENGTHS; l++) {
     x[l] = (double) (base * (l + 1));
-    if (m->ops->cevents(m, names, n, &c, base * (l + 1), out)) {
+    if (xray__machine_cevents(m, names, n, &c, base * (l + 1), out)) {
       snprintf(why, len, "%s", m->error);
       free(cnt);
       free(out);

@@ -127,7 +127,7 @@ expected_rows(xray_machine *m, double rows[NBRANCH][NBENCH], double *loads, char
 
   for (b = 0; b < NBENCH; b++) {
     const struct xray__bkernel *bk = xray__bkernel_at(XRAY__BK_CIT + (size_t) b);
-    const struct xray__bcount *c = m->ops->bcount(m, XRAY__BK_CIT + (size_t) b);
+    const struct xray__bcount *c = xray__machine_bcount(m, XRAY__BK_CIT + (size_t) b);
     if (!c || !c->ok || c->selects) {
       snprintf(err, errlen, "benchmark %s as compiled with %s %s: %s", bk->name, m->cc, m->cflags,
                !c           ? "not built"
@@ -157,7 +157,7 @@ count_branches(xray_machine *m, struct xray__event *e)
   for (b = 0; b < NBENCH; b++) {
     for (s = 0; s < NSIZES; s++) {
       m->error[0] = 0;
-      y[s] = m->ops->bevent(m, e->name, XRAY__BK_CIT + (size_t) b, sizes[s]);
+      y[s] = xray__machine_bevent(m, e->name, XRAY__BK_CIT + (size_t) b, sizes[s]);
       if (isnan(y[s])) {
         snprintf(e->why, sizeof e->why, "%s", m->error[0] ? m->error : "cannot be counted");
         return;
@@ -248,7 +248,7 @@ add_names(xray_counters *c, xray_machine *m, const char *events, char *err, size
       while (len > 0 && name[len - 1] == ' ')
         len--;
     } else {
-      if (!(name = m->ops->event_at(m, i)))
+      if (!(name = xray_machine_event_at(m, i)))
         break;
       len = strlen(name);
     }
@@ -307,10 +307,8 @@ xray_counters_run(xray_machine *m, const char *events, const char *levels, int *
   size_t i;
 
   *no_pmu = 0;
-  m->error[0] = 0;
-  if (m->ops->pmu(m)) {
+  if (xray_machine_counters(m, err, errlen)) {
     *no_pmu = 1;
-    snprintf(err, errlen, "%s", m->error);
     return NULL;
   }
   if (!(c = calloc(1, sizeof *c))) {
@@ -319,7 +317,7 @@ xray_counters_run(xray_machine *m, const char *events, const char *levels, int *
   }
   snprintf(c->machine, sizeof c->machine, "%s", xray_machine_describe(m));
   snprintf(c->compiler, sizeof c->compiler, "%s %s", m->cc, m->cflags);
-  if (m->ops->bbuild(m)) {
+  if (xray__machine_bbuild(m)) {
     snprintf(err, errlen, "%s", m->error);
     xray_counters_free(c);
     return NULL;

@@ -1,8 +1,8 @@
 /* The fused multiply-add (X-Ray Sec. 3.4): a*b+c as written, against the
  * same with a barrier between the multiply and the add (no compiler can
  * fuse across it): the compiler fuses when the first is clearly faster.
- * The instruction itself is run from machine code (ops->fma): whether the
- * processor has it, its latency and its rate. */
+ * The instruction itself is run from machine code (XRAY__ASK_FMA): whether
+ * the processor has it, its latency and its rate. */
 #include "probes.h"
 
 #include <math.h>
@@ -10,6 +10,17 @@
 
 /* Fused if a*b+c as written is this much faster than across a barrier. */
 #define FUSED 0.85
+
+/* Cycles per instruction of the machine code's FMA with `chains`
+ * independent chains (1: the latency): the point at chains of kernel
+ * "chains". */
+static struct xray__got
+fma_point(xray_machine *m, int chains)
+{
+  struct xray__ask a = { .kind = XRAY__ASK_FMA, .a = chains };
+
+  return xray__machine_measure(m, "fma", "chains", chains, &a);
+}
 
 static int
 run_fma(xray_machine *m, xray_report *r)
@@ -25,6 +36,7 @@ run_fma(xray_machine *m, xray_report *r)
   xray_value *per = xray__report_param(r, "XRAY_FMA_PER_CYCLE", NULL, NULL);
   char how[200], err[200];
   double l1, l12;
+  struct xray__got got;
   int fused = -1;
 
   if (!have || !isa || !lat || !per)
@@ -43,12 +55,11 @@ run_fma(xray_machine *m, xray_report *r)
     xray__value_unknown(have, m->error);
   /* The processor. */
   m->error[0] = 0;
-  m->failure = XRAY__FAIL_ERROR;
-  l1 = m->ops->fma(m, 1);
-  if (isnan(l1)) {
+  got = fma_point(m, 1);
+  if (got.status != XRAY__MEASURED) {
     snprintf(err, sizeof err, "%s", m->error);
     /* A processor without the instruction has an answer: no. */
-    if (m->failure == XRAY__FAIL_ABSENT) {
+    if (got.status == XRAY__ABSENT) {
       xray__value_measured(isa, 0, err);
       xray__value_unknown(lat, err);
       xray__value_unknown(per, err);
@@ -66,7 +77,7 @@ run_fma(xray_machine *m, xray_report *r)
     return 0;
   }
   {
-    double a = l1, b = m->ops->fma(m, 1), c = m->ops->fma(m, 1);
+    double a = got.y, b = fma_point(m, 1).y, c = fma_point(m, 1).y;
     double v[3] = { a, b, c };
     l1 = xray__median(v, 3);
     lat->unconfirmed = fmax(a, fmax(b, c)) > 1.05 * fmin(a, fmin(b, c));
@@ -75,7 +86,7 @@ run_fma(xray_machine *m, xray_report *r)
     double v[3];
     int i;
     for (i = 0; i < 3; i++)
-      v[i] = m->ops->fma(m, 12);
+      v[i] = fma_point(m, 12).y;
     l12 = xray__median(v, 3);
     per->unconfirmed = fmax(v[0], fmax(v[1], v[2])) > 1.05 * fmin(v[0], fmin(v[1], v[2]));
   }

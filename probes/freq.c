@@ -25,13 +25,14 @@ run_freq(xray_machine *m, xray_report *r)
   xray_value *cpu = xray__report_param(r, "XRAY_CPU_MHZ", NULL, NULL);
   xray_value *tsc = xray__report_param(r, "XRAY_TSC_MHZ", NULL, NULL);
   double hz, part[PARTS] = { 0 }, lo, hi, mid, tsc_hz = 0, t0 = xray__now();
+  struct xray__ask a = { .kind = XRAY__ASK_CLOCK, .tsc_hz = &tsc_hz };
   char how[200];
   int i, n = 0, moved;
 
   if (!cpu || !tsc)
     return -1;
   for (i = 0; i < BURSTS; i++) {
-    hz = 1e6 * xray__point(m, "freq", "addchain", i, m->ops->clock(m, &tsc_hz) / 1e6);
+    hz = 1e6 * xray__machine_measure(m, "freq", "addchain", i, &a).y;
     if (isnan(hz))
       break;
     n++;

@@ -18,9 +18,9 @@ cpoint(struct cctx *c, size_t n, double *bytes)
 {
   static const struct xray_cspec add4 = { "p1 += p0; p2 += p0; p3 += p0; p4 += p0", "long", 5, 1,
                                           XRAY__STYLE_BARRIER };
-  double y = c->m->ops->ccode(c->m, &add4, n, bytes);
+  struct xray__ask a = { .kind = XRAY__ASK_CCODE, .cspec = &add4, .n = n, .bytes = bytes };
 
-  return xray__point(c->m, "icache", "c-add4", *bytes, y);
+  return xray__machine_measure(c->m, "icache", "c-add4", XRAY__X_BYTES, &a).y;
 }
 
 void

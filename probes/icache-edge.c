@@ -35,11 +35,13 @@ grain(const struct ictx *c)
 }
 
 /* Cycles per piece of a chase through n slots in a random cyclic order:
- * piece i of the chain lies in slot order[i].  NAN if it cannot be run. */
+ * piece i of the chain lies in slot order[i]; the point at x of the
+ * icache probe's kernel label.  NAN if it cannot be run. */
 static double
-chase_time(struct ictx *c, size_t n)
+chase_point(struct ictx *c, size_t n, const char *label, double x)
 {
   struct xray__jchain j = { c->s, NULL, n, XRAY__LINK_RETURN };
+  struct xray__ask a = { .kind = XRAY__ASK_JCHAIN };
   size_t i;
 
   if (n > c->np) {
@@ -62,7 +64,8 @@ chase_time(struct ictx *c, size_t n)
   for (i = 0; i < n; i++)
     c->p[i].len = CHASE_SLOT - XRAY__PIECE_RET_END_BYTES;
   j.p = c->p;
-  return c->m->ops->jchain(c->m, &j);
+  a.jchain = &j;
+  return xray__machine_measure(c->m, "icache", label, x, &a).y;
 }
 
 double
@@ -70,13 +73,13 @@ xray__ic_point(void *p, double bytes)
 {
   struct ictx *c = p;
   size_t n = xray__ic_units(c, bytes);
+  struct xray__ask a = { .kind = XRAY__ASK_CODE, .stmt = c->s, .n = n };
   char label[64];
 
   if (!c->chase)
-    return xray__point(c->m, "icache", c->s->name, xray__ic_bytes(c, n),
-                       c->m->ops->code(c->m, c->s, n));
+    return xray__machine_measure(c->m, "icache", c->s->name, xray__ic_bytes(c, n), &a).y;
   snprintf(label, sizeof label, "chase/%s/%d", c->s->name, CHASE_SLOT);
-  return xray__point(c->m, "icache", label, xray__ic_bytes(c, n), chase_time(c, n));
+  return chase_point(c, n, label, xray__ic_bytes(c, n));
 }
 
 int

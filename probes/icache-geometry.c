@@ -73,6 +73,7 @@ draw(struct geo *g, size_t k, uint64_t stride, uint32_t len, int how, uint64_t s
 {
   static const char tag[] = "nho";
   struct xray__jchain c = { g->s, g->p, k, XRAY__LINK_JUMP };
+  struct xray__ask a = { .kind = XRAY__ASK_JCHAIN, .jchain = &c };
   char label[96];
   size_t i;
   double y;
@@ -91,7 +92,7 @@ draw(struct geo *g, size_t k, uint64_t stride, uint32_t len, int how, uint64_t s
   }
   snprintf(label, sizeof label, "chain/%s/%u/%llu/%c%llu", g->s->name, (unsigned) len,
            (unsigned long long) stride, tag[how], (unsigned long long) shift);
-  y = xray__point(g->m, "icache", label, (double) k, g->m->ops->jchain(g->m, &c));
+  y = xray__machine_measure(g->m, "icache", label, (double) k, &a).y;
   if (!(y > 0)) {
     g->failed = 1;
     return NAN;

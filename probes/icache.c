@@ -495,7 +495,7 @@ run_until_confirmed(xray_machine *m, struct runs *s, xray_value *l1i, xray_value
   while (s->n < MAX_RUNS
          && (s->n < 4 || xray__machine_more_runs(m, deadline, s->n, UNTIMED_RUNS))) {
     int measured, unsure = xray__machine_unsure(m, &measured), measured2, unsure2, n = s->n;
-    m->ops->reset(m);
+    xray__machine_reset(m);
     if (measure_once(m, o)) {
       snprintf(l1i->reason, sizeof l1i->reason, "cannot run generated code: %.170s", m->error);
       snprintf(uop->reason, sizeof uop->reason, "%s", l1i->reason);
@@ -590,7 +590,7 @@ icache_run(xray_machine *m, xray_report *r)
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");
   free(s);
-  m->ops->reset(m);
+  xray__machine_reset(m);
   xray__icache_geometry(m, l1i, assoc, line);
   return 0;
 }

@@ -78,13 +78,14 @@ static double
 race(xray_machine *m, int a, int b, size_t dist)
 {
   struct xray__duo d;
+  struct xray__ask ask = { .kind = XRAY__ASK_DUO, .duo = &d };
 
   memset(&d, 0, sizeof d);
   d.kind = XRAY__DUO_WRITES;
   d.a = a;
   d.b = b;
   d.dist = dist;
-  return xray__point(m, "interference", "writes", (double) dist, m->ops->duo(m, &d));
+  return xray__machine_measure(m, "interference", "writes", (double) dist, &ask).y;
 }
 
 /* y[0..n-1] in t, fastest first. */
@@ -137,7 +138,7 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
   int cpu[XRAY__MAX_CPUS];
   double y[ND + 1][MAX_ROUNDS], q[ND];
   char why[400];
-  int n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS), j, r, i, k = -1, nr = 0, settled = 1;
+  int n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS), j, r, i, k = -1, nr = 0, settled = 1;
 
   *knee_round_agree = 0;
   if (n > XRAY__MAX_CPUS)

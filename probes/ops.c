@@ -69,7 +69,7 @@ xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xra
     snprintf(m->error, sizeof m->error, "out of memory");
     return -1;
   }
-  if (m->ops->kbuild(m, k, n)) {
+  if (xray__machine_kbuild(m, k, n)) {
     free(t);
     return -1;
   }
@@ -79,11 +79,13 @@ xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xra
   for (again = 0; again < 2; again++) {
     for (r = 0; r < ROUNDS; r++)
       for (i = 0; i < n; i++) {
+        struct xray__ask a = {
+          .kind = XRAY__ASK_KTIME, .n = i, .avail = &out[i].avail, .stack = &out[i].stack
+        };
         if (again && out[i].agree)
           continue;
         snprintf(label, sizeof label, "%s/u%d:%s", k[i].type, k[i].unroll, k[i].stmts);
-        t[i][r] = xray__point(m, "ops", label, (double) k[i].nvars,
-                              m->ops->ktime(m, i, &out[i].avail, &out[i].stack));
+        t[i][r] = xray__machine_measure(m, "ops", label, (double) k[i].nvars, &a).y;
       }
     for (i = 0; i < n; i++)
       if (!again || !out[i].agree)
@@ -304,13 +306,9 @@ const xray_probe xray__probe_throughput = {
 };
 
 double
-xray__pair_median(xray_machine *m, int a, int b)
+xray__pair_median(xray_machine *m, const char *probe, const char *kernel, int a, int b)
 {
-  double v[3];
-  int i;
+  struct xray__ask ask = { .kind = XRAY__ASK_PAIR, .a = a, .b = b, .n = 3 };
 
-  for (i = 0; i < 3; i++)
-    if (isnan(v[i] = m->ops->pair(m, a, b)))
-      return v[i];
-  return xray__median(v, 3);
+  return xray__machine_measure(m, probe, kernel, b, &ask).y;
 }

@@ -45,9 +45,10 @@ int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, in
 
 /* probes/ops.c: the median of three pair tests of CPUs a and b (the
  * machine's pair op), so that one disturbed test does not make two cores
- * look like one; NAN with the machine's error.  Below XRAY__SAME_CORE,
+ * look like one: the point at b of the probe's kernel (whose label says
+ * which CPU a is); NAN with the machine's error.  Below XRAY__SAME_CORE,
  * a and b are hardware threads of one core. */
-double xray__pair_median(xray_machine *m, int a, int b);
+double xray__pair_median(xray_machine *m, const char *probe, const char *kernel, int a, int b);
 #define XRAY__SAME_CORE 0.75
 
 /* probes/sharing.c: the index in cpu[0..n-1] of the first CPU that is

@@ -90,9 +90,9 @@ choose_types(xray_machine *m, xray_report *r, struct regs *g)
       probe[j].unroll = 1;
       probe[j].style = XRAY__STYLE_BARRIER;
     }
-    if (m->ops->kbuild(m, probe, 4) == 0) {
+    if (xray__machine_kbuild(m, probe, 4) == 0) {
       for (j = 0; j < 4 && !g->type[2]; j++) {
-        a[j].avail = m->ops->kinfo(m, (size_t) j, &a[j].stack);
+        a[j].avail = xray__machine_kinfo(m, (size_t) j, &a[j].stack);
         if (a[j].avail)
           g->type[2] = vec_candidates[j];
       }
@@ -125,6 +125,19 @@ drop_class(struct regs *g, int c, const char *why)
 /* Coarse pass: n = 4, 8, ..., REG_MAX, static check only (timing too
  * where the code cannot be read), brackets the first spill: where the
  * fine pass starts, g->lo.  0, or -1 when nothing could be built. */
+/* Cycles per statement of kernel i of the last build, k, into x (its
+ * type's availability and spills too): the point at its variables of
+ * the registers probe's kernel, labelled as the ops probe's are. */
+static double
+time_kernel(xray_machine *m, const struct xray_cspec *k, size_t i, struct xray__timed *x)
+{
+  struct xray__ask a = { .kind = XRAY__ASK_KTIME, .n = i, .avail = &x->avail, .stack = &x->stack };
+  char label[512];
+
+  snprintf(label, sizeof label, "%s/u%d:%s", k->type, k->unroll, k->stmts);
+  return xray__machine_measure(m, "registers", label, k->nvars, &a).y;
+}
+
 static int
 coarse_pass(xray_machine *m, struct regs *g)
 {
@@ -136,7 +149,7 @@ coarse_pass(xray_machine *m, struct regs *g)
       /* Classes not asked for keep their slots with a one-statement kernel. */
       reg_spec(&g->k[nk], g->text[nk], sizeof g->text[nk], g->type[c] ? g->type[c] : "long",
                g->type[c] ? (j + 1) * REG_STEP : 2, g->type[c] ? (j + 1) * REG_STEP - 1 : 1);
-  if (m->ops->kbuild(m, g->k, nk)) {
+  if (xray__machine_kbuild(m, g->k, nk)) {
     for (c = 0; c < 3; c++)
       xray__value_unknown(g->v[c], m->error);
     return -1;
@@ -149,9 +162,9 @@ coarse_pass(xray_machine *m, struct regs *g)
       continue;
     for (j = 0; j < COARSE; j++) {
       struct xray__timed *x = &g->t[c * COARSE + j];
-      x->avail = m->ops->kinfo(m, (size_t) (c * COARSE + j), &x->stack);
+      x->avail = xray__machine_kinfo(m, (size_t) (c * COARSE + j), &x->stack);
       if (x->avail && x->stack < 0)
-        x->t = m->ops->ktime(m, (size_t) (c * COARSE + j), &x->avail, &x->stack);
+        x->t = time_kernel(m, &g->k[c * COARSE + j], (size_t) (c * COARSE + j), x);
       if (!x->avail)
         break;
       if (x->stack > 0 && !first_spill)

@@ -64,6 +64,7 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
   uint64_t *off = malloc(n * sizeof *off);
   struct xray__chase c;
   struct xray__duo d;
+  struct xray__ask ask = { .kind = XRAY__ASK_DUO, .duo = &d };
   double y;
 
   if (!off || n < 2) {
@@ -83,7 +84,7 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
   d.a = a;
   d.b = b;
   d.c = &c;
-  y = xray__point(m, "sharing", kernel, f, m->ops->duo(m, &d));
+  y = xray__machine_measure(m, "sharing", kernel, f, &ask).y;
   free(off);
   return y;
 }
@@ -229,7 +230,7 @@ xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n,
   if (smt && smt->source == XRAY_SOURCE_MEASURED && smt->value == 1)
     return 1;
   for (j = 1; j < n && j <= MAX_PEERS; j++) {
-    double sp = xray__pair_median(m, cpu[0], cpu[j]);
+    double sp = xray__pair_median(m, "sharing", "pair", cpu[0], cpu[j]);
     if (isnan(sp)) {
       snprintf(why, len, "%s", m->error);
       return -1;
@@ -313,6 +314,7 @@ static double
 round_trip(xray_machine *m, int a, int b)
 {
   struct xray__duo d;
+  struct xray__ask ask = { .kind = XRAY__ASK_DUO, .duo = &d };
   double y[ROUNDS];
   int r;
 
@@ -321,7 +323,7 @@ round_trip(xray_machine *m, int a, int b)
   d.a = a;
   d.b = b;
   for (r = 0; r < ROUNDS; r++)
-    if (isnan(y[r] = xray__point(m, "sharing", "pingpong", (double) b, m->ops->duo(m, &d))))
+    if (isnan(y[r] = xray__machine_measure(m, "sharing", "pingpong", (double) b, &ask).y))
       return NAN;
   return xray__median(y, ROUNDS);
 }
@@ -382,7 +384,7 @@ run_sharing(xray_machine *m, xray_report *rep)
   if (!lat)
     return -1;
   nl = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
-  n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS);
+  n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   n = n > XRAY__MAX_CPUS ? XRAY__MAX_CPUS : n;
   for (np = 0; np + 1 < n && np < MAX_PEERS; np++)
     peer[np] = np + 1;

@@ -18,6 +18,7 @@ xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n, enum xray__a
                     const char *probe, const char *layout)
 {
   struct xray__chase c;
+  struct xray__ask a = { .kind = XRAY__ASK_CHASE, .chase = &c };
   char kernel[96];
 
   c.off = off;
@@ -26,7 +27,7 @@ xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n, enum xray__a
   c.quick = 0;
   snprintf(kernel, sizeof kernel, "%s/%s", arena == XRAY__ARENA_HUGE ? "chase" : "chase-4k",
            layout);
-  return xray__point(m, probe, kernel, (double) n, m->ops->chase(m, &c));
+  return xray__machine_measure(m, probe, kernel, (double) n, &a).y;
 }
 
 /* Lines spread over every L1 set: line i at offset (i mod lines-per-page)

@@ -4,7 +4,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h" /* XRAY__DEFAULT_CC */
 #endif
-#include "machine/machine.h"
+#include "machine/ops.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -131,14 +131,130 @@ xray_machine_core_mhz(const xray_machine *m)
   return m->core_hz / 1e6;
 }
 
-double
-xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y)
+/* The most runs a pair's median takes. */
+#define PAIR_RUNS_MAX 9
+
+/* The slot the ask names, with its arguments. */
+static double
+slot(xray_machine *m, const struct xray__ask *a)
 {
+  const struct xray__machine_ops *o = m->ops;
+
+  switch (a->kind) {
+  case XRAY__ASK_CODE:
+    return o->code(m, a->stmt, a->n);
+  case XRAY__ASK_CCODE:
+    return o->ccode(m, a->cspec, a->n, a->bytes);
+  case XRAY__ASK_JCHAIN:
+    return o->jchain(m, a->jchain);
+  case XRAY__ASK_CHASE:
+    return o->chase(m, a->chase);
+  case XRAY__ASK_KTIME:
+    return o->ktime(m, a->n, a->avail, a->stack);
+  case XRAY__ASK_BTIME:
+    return o->btime(m, a->n, a->arg);
+  case XRAY__ASK_STREAM:
+    return o->stream(m, a->n, a->arg, a->a);
+  case XRAY__ASK_CLOCK:
+    return o->clock(m, a->tsc_hz) / 1e6;
+  case XRAY__ASK_FMA:
+    return o->fma(m, a->a);
+  case XRAY__ASK_PAIR: {
+    double v[PAIR_RUNS_MAX];
+    size_t i, n = a->n < 1 ? 1 : a->n > PAIR_RUNS_MAX ? PAIR_RUNS_MAX : a->n;
+    for (i = 0; i < n; i++)
+      if (isnan(v[i] = o->pair(m, a->a, a->b)))
+        return v[i];
+    return xray__median(v, n);
+  }
+  case XRAY__ASK_DUO:
+    return o->duo(m, a->duo);
+  }
+  return xray__machine_fail(m, XRAY__FAIL_ERROR, "no such measurement (%d)", (int) a->kind);
+}
+
+struct xray__got
+xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, double x,
+                      const struct xray__ask *ask)
+{
+  struct xray__got g;
+
+  m->failure = XRAY__FAIL_ERROR;
+  g.y = slot(m, ask);
+  if (x == XRAY__X_BYTES && ask->kind == XRAY__ASK_CCODE)
+    x = *ask->bytes;
   if (m->ops->recall)
-    m->ops->recall(m, probe, kernel, x, &y);
+    m->ops->recall(m, probe, kernel, x, &g.y);
   if (m->trace)
-    fprintf(m->trace, "%s,%s,%.10g,%.5f\n", probe, kernel, x, y);
-  return y;
+    fprintf(m->trace, "%s,%s,%.10g,%.5f\n", probe, kernel, x, g.y);
+  if (!isnan(g.y))
+    g.status = XRAY__MEASURED;
+  else
+    g.status = m->failure == XRAY__FAIL_ABSENT ? XRAY__ABSENT
+        : m->failure == XRAY__FAIL_UNRECORDED  ? XRAY__UNRECORDED
+                                               : XRAY__FAILED;
+  return g;
+}
+
+/* A backend without the slot has one CPU. */
+int
+xray__machine_cpus(xray_machine *m, int *cpu, int max)
+{
+  if (!m->ops->cpus) {
+    if (max > 0)
+      cpu[0] = 0;
+    return 1;
+  }
+  return m->ops->cpus(m, cpu, max);
+}
+
+int
+xray__machine_kbuild(xray_machine *m, const struct xray_cspec *c, size_t n)
+{
+  return m->ops->kbuild(m, c, n);
+}
+
+int
+xray__machine_kinfo(xray_machine *m, size_t i, double *stack)
+{
+  return m->ops->kinfo(m, i, stack);
+}
+
+int
+xray__machine_bbuild(xray_machine *m)
+{
+  return m->ops->bbuild(m);
+}
+
+const struct xray__bcount *
+xray__machine_bcount(xray_machine *m, size_t k)
+{
+  return m->ops->bcount(m, k);
+}
+
+int
+xray__machine_sbuild(xray_machine *m, int *nt)
+{
+  return m->ops->sbuild(m, nt);
+}
+
+double
+xray__machine_bevent(xray_machine *m, const char *name, size_t k, long size)
+{
+  return m->ops->bevent(m, name, k, size);
+}
+
+int
+xray__machine_cevents(xray_machine *m, const char *const *names, size_t n,
+                      const struct xray__chase *c, long loads, double *out)
+{
+  return m->ops->cevents(m, names, n, c, loads, out);
+}
+
+void
+xray__machine_reset(xray_machine *m)
+{
+  m->ops->reset(m);
 }
 
 int

@@ -94,94 +94,14 @@ struct xray__jchain {
   int link;
 };
 
-/* machine/machine.c: the interface every probe uses and every backend
- * (real/, sim/, replay/) implements. */
-struct xray__machine_ops {
-  /* Cycles per statement of a loop of n statements s; NAN if impossible. */
-  double (*code)(xray_machine *m, const struct xray_stmt *s, size_t n);
-  /* Cycles per statement of the C kernel c unrolled to n statements, and
-   * its code bytes; NAN if impossible (see the machine's error). */
-  double (*ccode)(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes);
-  /* Cycles per piece of a chain of code pieces; NAN if impossible. */
-  double (*jchain)(xray_machine *m, const struct xray__jchain *c);
-  /* Cycles per load of a pointer chase; NAN if impossible. */
-  double (*chase)(xray_machine *m, const struct xray__chase *c);
-  /* Compile the kernels c[0..n-1] together with the machine's compiler
-   * and flags; 0, or -1 with the machine's error. */
-  int (*kbuild)(xray_machine *m, const struct xray_cspec *c, size_t n);
-  /* Cycles per statement of kernel i of the last kbuild; NAN if it cannot
-   * be timed, with *avail 0 if the compiler lacks its type.  *stack: spill
-   * instructions per statement in its timed loop (static check), -1 unknown. */
-  double (*ktime)(xray_machine *m, size_t i, int *avail, double *stack);
-  /* Whether kernel i's type is offered, and its static check (as ktime),
-   * without timing it. */
-  int (*kinfo)(xray_machine *m, size_t i, double *stack);
-  /* The branch kernels (kernels.h: XRAY__BK_*).  bbuild compiles them
-   * with the machine's compiler and flags: 0, or -1 with the error.  Of
-   * the last build, bcount gives kernel k's compiled loop per iteration
-   * (the static check) and btime its cycles per iteration when the first
-   * frac of its iterations draw a random bit; NAN if impossible. */
-  int (*bbuild)(xray_machine *m);
-  const struct xray__bcount *(*bcount)(xray_machine *m, size_t k);
-  double (*btime)(xray_machine *m, size_t k, double frac);
-  /* The streaming kernels (kernels.h: XRAY__SK_*).  sbuild compiles them
-   * with the machine's compiler and flags: the width of their vectors in
-   * bytes, and in *nt whether write-nt stores non-temporally; 0 with the
-   * error if they do not build.  stream: bytes per cycle kernel k moves
-   * with `threads` threads at once, each pinned to a usable CPU of its own
-   * and streaming its own arrays of `bytes` bytes in all: every thread's
-   * bytes over the time from the first one's start to the last one's end;
-   * NAN with the error if impossible. */
-  int (*sbuild)(xray_machine *m, int *nt);
-  double (*stream)(xray_machine *m, size_t k, double bytes, int threads);
-  /* Hardware events.  pmu: 0 if the machine's counters can be read, else
-   * -1 with the reason in the error.  event_at: the i-th event it offers
-   * (NULL past the last).  bevent: the count of event name over one run
-   * of size iterations of branch kernel k of the last bbuild; NAN with
-   * the error if it cannot be counted. */
-  int (*pmu)(xray_machine *m);
-  const char *(*event_at)(xray_machine *m, size_t i);
-  double (*bevent)(xray_machine *m, const char *name, size_t k, long size);
-  /* The counts of events names[0..n-1] over `loads` loads of the pointer
-   * chase c, after warming it, into out (NAN where one cannot be
-   * counted); -1 with the error if the chase cannot run. */
-  int (*cevents)(xray_machine *m, const char *const *names, size_t n, const struct xray__chase *c,
-                 long loads, double *out);
-  /* The core clock over one short burst of dependent adds, in Hz; its
-   * time-stamp counter's rate in *tsc_hz (0 if it has none). */
-  double (*clock)(xray_machine *m, double *tsc_hz);
-  /* Cycles per fused multiply-add instruction with `chains` independent
-   * accumulators (1: the latency); NAN if the processor cannot execute one
-   * or xray has no such kernel for this ISA (the error says which). */
-  double (*fma)(xray_machine *m, int chains);
-  /* The CPUs this process may run on: their number, the first max ids. */
-  int (*cpus)(xray_machine *m, int *cpu, int max);
-  /* The speed of a saturating kernel on CPU a while CPU b runs it too, as
-   * a fraction of its speed alone (1: nothing shared); NAN if impossible. */
-  double (*pair)(xray_machine *m, int a, int b);
-  /* Cycles per step of what CPU a does while CPU b does its part (see
-   * struct xray__duo); NAN with the error if impossible. */
-  double (*duo)(xray_machine *m, const struct xray__duo *d);
-  /* Drop generated code and data, so the next measurement runs in fresh
-   * memory (new pages, new physical colours). */
-  void (*reset)(xray_machine *m);
-  void (*free)(xray_machine *m);
-  /* The machine's OS view of a value: the real machine's operating system
-   * (sysfs, hwloc, sysconf, CPUID), a simulation's truth, a recording's
-   * recorded view; -1 if it has none. */
-  int (*os_view)(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
-  /* Optional.  begin: a probe starts (a new time budget).  unsure: points
-   * measured without two samples at full speed, and all points measured,
-   * in *measured.  recall: a recording's answer for a point (1, with *y
-   * NAN and the reason if it has none), 0 where the machine times it. */
-  void (*begin)(xray_machine *m);
-  int (*unsure)(const xray_machine *m, int *measured);
-  int (*recall)(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
-};
+/* The table of slots a backend fills (real/, sim/, replay/): private to
+ * machine/ and the backends (machine/ops.h).  A probe measures through
+ * xray__machine_measure and asks the rest through the calls below. */
+struct xray__machine_ops;
 
 /* What kind of failure a slot that gave no value met, beside the text in
- * m->error: probes branch on this, never on the text.  A backend sets
- * both with xray__machine_fail(). */
+ * m->error: xray__machine_measure's status says it to probes, which
+ * never read the text.  A backend sets both with xray__machine_fail(). */
 enum xray__failure {
   XRAY__FAIL_ERROR, /* the measurement failed; the text says why */
   XRAY__FAIL_ABSENT, /* the machine lacks what was asked (an instruction) */
@@ -221,16 +141,75 @@ struct xray_machine {
 /* The machine's OS view of a value (its backend's os_view). */
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
 
-/* A measured point, y cycles at x (code bytes, pages, loads, ...) of a
- * probe's kernel: written to the trace and returned.  On a replaying
- * machine the recording's answer replaces y (NAN, with the machine's
- * error, where it has none).  The kernel label names everything besides x
- * that decides the time, so that a recording answers only like with like. */
-double xray__point(xray_machine *m, const char *probe, const char *kernel, double x, double y);
+/* What a probe asks a machine to time: one of the ops table's timing
+ * slots (machine/ops.h) and its arguments.  Probes never see those
+ * slots; they ask xray__machine_measure (below). */
+enum xray__ask_kind {
+  XRAY__ASK_CODE, /* code: n statements stmt */
+  XRAY__ASK_CCODE, /* ccode: C kernel cspec unrolled to n; its code bytes in *bytes */
+  XRAY__ASK_JCHAIN, /* jchain: the chain of pieces jchain */
+  XRAY__ASK_CHASE, /* chase: the pointer chase chase */
+  XRAY__ASK_KTIME, /* ktime: kernel n of the last kbuild; *avail, *stack */
+  XRAY__ASK_BTIME, /* btime: branch kernel n, random bits in the first arg of its iterations */
+  XRAY__ASK_STREAM, /* stream: stream kernel n over arg bytes on `a` threads */
+  XRAY__ASK_CLOCK, /* clock, in MHz; the counter's rate in Hz in *tsc_hz */
+  XRAY__ASK_FMA, /* fma: with `a` chains */
+  XRAY__ASK_PAIR, /* pair: CPUs a and b, the median of n runs */
+  XRAY__ASK_DUO /* duo: the two CPUs' parts duo */
+};
+struct xray__ask {
+  enum xray__ask_kind kind;
+  const struct xray_stmt *stmt;
+  const struct xray_cspec *cspec;
+  const struct xray__jchain *jchain;
+  const struct xray__chase *chase;
+  const struct xray__duo *duo;
+  size_t n;
+  double arg;
+  int a, b;
+  int *avail; /* outputs, where the kind has them */
+  double *stack, *bytes, *tsc_hz;
+};
+
+/* What a measurement gave: its value (NAN unless measured) and status;
+ * the reason, for people, in m->error. */
+enum xray__status {
+  XRAY__MEASURED,
+  XRAY__ABSENT, /* the machine lacks what was asked (an instruction) */
+  XRAY__FAILED, /* the measurement failed */
+  XRAY__UNRECORDED /* a replay holds no such point */
+};
+struct xray__got {
+  double y;
+  enum xray__status status;
+};
+
+/* The one measurement call: time what `ask` says, as the point at x of
+ * a probe's kernel (x: code bytes, pages, loads, ...; for a C kernel's
+ * code, XRAY__X_BYTES: the bytes the compiler gave).  It alone writes the
+ * trace and lets a recording answer: on a replaying machine the
+ * recording's answer for the key (probe, kernel, x) replaces the slot's.
+ * The kernel label names everything besides x that decides the time, so
+ * that a recording answers only like with like. */
+#define XRAY__X_BYTES (-1.0)
+struct xray__got xray__machine_measure(xray_machine *m, const char *probe, const char *kernel,
+                                       double x, const struct xray__ask *ask);
 /* A slot's failure: the text (printf-style) in m->error and its kind in
  * m->failure; returns NAN, the slot's answer. */
 double xray__machine_fail(xray_machine *m, enum xray__failure kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The ops table's slots that time nothing, for probes and run/ (see
+ * machine/ops.h for what each does). */
+int xray__machine_cpus(xray_machine *m, int *cpu, int max);
+int xray__machine_kbuild(xray_machine *m, const struct xray_cspec *c, size_t n);
+int xray__machine_kinfo(xray_machine *m, size_t i, double *stack);
+int xray__machine_bbuild(xray_machine *m);
+const struct xray__bcount *xray__machine_bcount(xray_machine *m, size_t k);
+int xray__machine_sbuild(xray_machine *m, int *nt);
+double xray__machine_bevent(xray_machine *m, const char *name, size_t k, long size);
+int xray__machine_cevents(xray_machine *m, const char *const *names, size_t n,
+                          const struct xray__chase *c, long loads, double *out);
+void xray__machine_reset(xray_machine *m);
 /* A probe starts: the backend's begin. */
 void xray__machine_begin(xray_machine *m);
 /* Whether probes must use the C path (xray_kernel, and the ISA). */

@@ -4,6 +4,7 @@
 #define XRAY__REAL_MACHINE_H
 
 #include "real/real.h"
+#include "machine/ops.h"
 
 #define MAX_KINDS 8
 

@@ -15,7 +15,7 @@
  * Every kernel label carries what, besides x, decides the time, so that a
  * point of one layout is never taken for another's (a conflict set's names
  * its pages and the probe's run, whose arena they were in). */
-#include "machine/machine.h"
+#include "machine/ops.h"
 
 #include <errno.h>
 #include <math.h>
@@ -251,7 +251,8 @@ rp_recall(xray_machine *base, const char *probe, const char *kernel, double x, d
       return 1;
     }
   }
-  snprintf(base->error, sizeof base->error, "the recording has no point of %s near %g", key, x);
+  xray__machine_fail(base, XRAY__FAIL_UNRECORDED, "the recording has no point of %s near %g", key,
+                     x);
   return 1;
 }
 
@@ -270,8 +271,8 @@ rp_os_view(const xray_machine *base, const char *name, double *v, char *src, siz
   return -1;
 }
 
-/* Every timing goes through xray__replayed at the probe; what reaches the
- * backend was not recorded. */
+/* Every timing goes through xray__machine_measure, which asks rp_recall for the
+ * recorded answer after the slot: a slot's own answer is none. */
 static double
 none(xray_machine *base)
 {

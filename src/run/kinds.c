@@ -104,7 +104,7 @@ kinds_of_spec(xray_kinds *k, const char *spec, char *err, size_t errlen)
         snprintf(err, errlen, "%s", e);
       return -1;
     }
-    ncpu = m->ops->cpus ? m->ops->cpus(m, NULL, 0) : 1;
+    ncpu = xray__machine_cpus(m, NULL, 0);
     xray_machine_free(m);
     spec_kind_name(k->spec[k->n], k->k[k->n].name, sizeof k->k[k->n].name);
     if (!k->k[k->n].name[0])

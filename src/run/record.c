@@ -23,7 +23,7 @@ xray_record_cpuinfo(FILE *f)
 int
 xray_record_machine(FILE *f, xray_machine *m, const xray_report *r)
 {
-  int cpu[XRAY__MAX_CPUS], n = m->ops->cpus(m, cpu, XRAY__MAX_CPUS), i;
+  int cpu[XRAY__MAX_CPUS], n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS), i;
   size_t j;
 
   fprintf(f, "# xray recording: clocks, page, usable CPUs, the OS view\n");

@@ -3,7 +3,7 @@
 #ifndef XRAY__SIM_H
 #define XRAY__SIM_H
 
-#include "machine/machine.h"
+#include "machine/ops.h"
 #include "sim/core.h"
 #include "model/cache.h"
 
