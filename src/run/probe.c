@@ -56,12 +56,6 @@ topology_checks(const xray_machine *m, const xray_value *v)
 
 /* --- what every machine obeys --------------------------------------- */
 
-static xray_value *
-find(xray_report *r, const char *name)
-{
-  return (xray_value *) xray_report_get(r, name);
-}
-
 static int
 measured(const xray_value *v)
 {
@@ -91,15 +85,33 @@ impossible(xray_value *v, const char *fmt, ...)
   withdraw(v, why);
 }
 
-/* hi must exceed lo where both were measured; else hi is impossible. */
-static void
-above(xray_report *r, const char *hi, const char *lo, const char *what)
+/* The value of r whose row says what, at level (any level: -2), or
+ * NULL. */
+#define ANY_LEVEL (-2)
+static xray_value *
+find_what(xray_report *r, enum xray__what what, int level)
 {
-  xray_value *h = find(r, hi), *l = find(r, lo);
+  const struct xray__param *p;
+  size_t i;
+  int l;
 
-  if (measured(h) && measured(l) && !(h->value > l->value))
-    impossible(h, "%s, and %s is %.4g", what, lo, l->value);
+  for (i = 0; i < r->n; i++)
+    if ((p = xray__param_match(r->v[i].name, &l)) && p->what == what
+        && (level == ANY_LEVEL || l == level))
+      return &r->v[i];
+  return NULL;
 }
+
+/* h must exceed l where both were measured; else h is impossible. */
+static void
+above(xray_value *h, xray_value *l, const char *what)
+{
+  if (measured(h) && measured(l) && !(h->value > l->value))
+    impossible(h, "%s, and %s is %.4g", what, l->name, l->value);
+}
+
+/* Deeper than any data cache level a probe reports. */
+#define DEEPEST_LEVEL 8
 
 /* Values that break what every machine obeys (a disturbed run, an
  * emulator that does not model time) are never printed as measured: a
@@ -111,7 +123,6 @@ above(xray_report *r, const char *hi, const char *lo, const char *what)
 static void
 check_invariants(xray_report *r)
 {
-  char hi[48], lo[48];
   size_t i;
   int l, last = 1;
 
@@ -123,21 +134,20 @@ check_invariants(xray_report *r)
     if (measured(v) && p && p->what == XRAY__W_CPU_MHZ && v->value < 1)
       impossible(v, "a core clock under 1 MHz");
   }
-  for (l = 2; l <= 4; l++) {
-    snprintf(hi, sizeof hi, "XRAY_L%d_SIZE", l);
-    snprintf(lo, sizeof lo, l == 2 ? "XRAY_L1D_SIZE" : "XRAY_L%d_SIZE", l - 1);
-    above(r, hi, lo, "an outer cache level no larger than the one inside it");
-    snprintf(hi, sizeof hi, "XRAY_L%d_LATENCY", l);
-    snprintf(lo, sizeof lo, l == 2 ? "XRAY_L1D_LATENCY" : "XRAY_L%d_LATENCY", l - 1);
-    above(r, hi, lo, "an outer cache level no slower than the one inside it");
-    if (measured(find(r, hi)))
+  /* The data levels, from the L2 out, against the one inside each. */
+  for (l = 2; l <= DEEPEST_LEVEL; l++) {
+    above(find_what(r, XRAY__W_CACHE_SIZE, l), find_what(r, XRAY__W_CACHE_SIZE, l - 1),
+          "an outer cache level no larger than the one inside it");
+    above(find_what(r, XRAY__W_CACHE_LATENCY, l), find_what(r, XRAY__W_CACHE_LATENCY, l - 1),
+          "an outer cache level no slower than the one inside it");
+    if (measured(find_what(r, XRAY__W_CACHE_LATENCY, l)))
       last = l;
   }
-  snprintf(lo, sizeof lo, last == 1 ? "XRAY_L1D_LATENCY" : "XRAY_L%d_LATENCY", last);
-  above(r, "XRAY_MEM_LATENCY", lo, "memory no slower than the last cache level");
-  above(r, "XRAY_TLB_MISS_LATENCY", "XRAY_DTLB_MISS_LATENCY",
+  above(find_what(r, XRAY__W_MEM_LATENCY, ANY_LEVEL), find_what(r, XRAY__W_CACHE_LATENCY, last),
+        "memory no slower than the last cache level");
+  above(find_what(r, XRAY__W_TLB_WALK, ANY_LEVEL), find_what(r, XRAY__W_TLB_HIT2, ANY_LEVEL),
         "a full TLB miss no dearer than a first-level one");
-  above(r, "XRAY_L2TLB_ENTRIES", "XRAY_DTLB_ENTRIES",
+  above(find_what(r, XRAY__W_TLB_ENTRIES, 2), find_what(r, XRAY__W_TLB_ENTRIES, 1),
         "a second TLB level no larger than the first");
 }
 
