@@ -67,9 +67,9 @@ cfs_quota(char *how, size_t len)
   return q > 0 && per > 0 ? q / per : 0;
 }
 
-/* Whether the first CPU tested that is not a sibling of cpu[0] (speed
- * sp[k] paired with it) has as many siblings among cpu[0..n-1]; yes
- * where every CPU is a sibling of cpu[0]. */
+/* Whether the first CPU that is not a sibling of cpu[0] (its pair with
+ * cpu[0] ran at speed sp[k], at least XRAY__SAME_CORE) has as many
+ * siblings among cpu[0..n-1] as cpu[0] has; yes where there is none. */
 static int
 another_core_agrees(xray_machine *m, const int *cpu, const double *sp, int n, int siblings)
 {

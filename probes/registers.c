@@ -122,9 +122,6 @@ drop_class(struct regs *g, int c, const char *why)
   g->v[c] = NULL;
 }
 
-/* Coarse pass: n = 4, 8, ..., REG_MAX, static check only (timing too
- * where the code cannot be read), brackets the first spill: where the
- * fine pass starts, g->lo.  0, or -1 when nothing could be built. */
 /* Cycles per statement of kernel i of the last build, k, into x (its
  * type's availability and spills too): the point at its variables of
  * the registers probe's kernel, labelled as the ops probe's are. */
@@ -138,6 +135,9 @@ time_kernel(xray_machine *m, const struct xray_cspec *k, size_t i, struct xray__
   return xray__machine_measure(m, "registers", label, k->nvars, &a).y;
 }
 
+/* Coarse pass: n = 4, 8, ..., REG_MAX, static check only (timing too
+ * where the code cannot be read), brackets the first spill: where the
+ * fine pass starts, g->lo.  0, or -1 when nothing could be built. */
 static int
 coarse_pass(xray_machine *m, struct regs *g)
 {

@@ -43,10 +43,10 @@ xray__cache_init(struct xray__cache *c)
   return 0;
 }
 
-/* Tree-PLRU over the next power of two >= ways (n, c->leaves); node k of the tree is bit
- * k of one 64-bit word per set (ways <= 64).  A set bit means the right
- * half was used last, so the victim search goes left; leaves beyond `ways`
- * are never chosen. */
+/* Tree-PLRU over n leaves, the power of two >= ways (c->leaves); node k
+ * of the tree is bit k of one 64-bit word per set (ways <= 64).  A set
+ * bit means the right half was used last, so the victim search goes
+ * left; leaves beyond `ways` are never chosen. */
 static unsigned long
 plru_victim(uint64_t bits, unsigned long ways, unsigned long n)
 {

@@ -6,6 +6,12 @@
 
 enum { XRAY__POL_LRU, XRAY__POL_PLRU, XRAY__POL_RANDOM };
 
+/* A set's LRU order (its most recent way and valid count), or under
+ * tree-PLRU and random replacement its valid count alone (cache.c). */
+struct xray__ring {
+  uint32_t head, n;
+};
+
 struct xray__cache {
   unsigned long size, ways, line, sets;
   unsigned long setmask; /* sets - 1 where that is a power of two, else 0 */
@@ -15,7 +21,7 @@ struct xray__cache {
   double lat; /* cycles for a hit (the simulated data levels) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
   uint64_t *age; /* PLRU: a set's tree bits */
-  struct xray__ring { uint32_t head, n; } *ring; /* LRU: per set (model/cache.c) */
+  struct xray__ring *ring; /* per set (cache.c) */
   uint64_t rng;
 };
 
