@@ -180,11 +180,13 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
   struct xray__got g;
 
   m->failure = XRAY__FAIL_ERROR;
-  g.y = slot(m, ask);
+  if (!m->ops->lookup)
+    g.y = slot(m, ask);
+  /* A C kernel's point lies at the code bytes the compiler gave it. */
   if (x == XRAY__X_BYTES && ask->kind == XRAY__ASK_CCODE)
     x = *ask->bytes;
-  if (m->ops->recall)
-    m->ops->recall(m, probe, kernel, x, &g.y);
+  if (m->ops->lookup)
+    g.y = m->ops->lookup(m, probe, kernel, x, ask);
   if (m->trace)
     fprintf(m->trace, "%s,%s,%.10g,%.5f\n", probe, kernel, x, g.y);
   if (!isnan(g.y))

@@ -84,11 +84,15 @@ struct xray__machine_ops {
   int (*os_view)(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
   /* Optional.  begin: a probe starts (a new time budget).  unsure: points
    * measured without two samples at full speed, and all points measured,
-   * in *measured.  recall: a recording's answer for a point (1, with *y
-   * NAN and the reason if it has none), 0 where the machine times it. */
+   * in *measured.  lookup: a recording's answer for the point at x of a
+   * probe's kernel, whatever the ask's kind, with the ask's outputs
+   * filled as the timing slot would; NAN, with XRAY__FAIL_UNRECORDED and
+   * the reason, where it holds none.  A backend with lookup times
+   * nothing: its timing slots (code to duo above) stay NULL. */
   void (*begin)(xray_machine *m);
   int (*unsure)(const xray_machine *m, int *measured);
-  int (*recall)(xray_machine *m, const char *probe, const char *kernel, double x, double *y);
+  double (*lookup)(xray_machine *m, const char *probe, const char *kernel, double x,
+                   const struct xray__ask *ask);
 };
 
 #endif

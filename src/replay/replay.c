@@ -214,15 +214,17 @@ sample(struct replay *m, size_t i)
   return m->p[i + m->uses[i]++ % (e - i)].y;
 }
 
-static int
-rp_recall(xray_machine *base, const char *probe, const char *kernel, double x, double *y)
+/* The recorded answer for the point at x of probe,kernel: a sample of it,
+ * or between the two nearest recorded x (at most MAX_GAP apart); NAN,
+ * with the reason, where the recording holds neither. */
+static double
+recorded_point(xray_machine *base, const char *probe, const char *kernel, double x)
 {
   struct replay *m = (struct replay *) base;
   char key[512];
   const char *k;
   size_t lo, hi, i;
 
-  *y = NAN;
   snprintf(key, sizeof key, "%s,%s", probe, kernel);
   for (i = 0, k = NULL; i < m->nkeys && !k; i++)
     if (strcmp(m->keys[i], key) == 0)
@@ -237,23 +239,33 @@ rp_recall(xray_machine *base, const char *probe, const char *kernel, double x, d
     else
       hi = mid;
   }
-  if (k && lo < m->n && m->p[lo].key == k && fabs(m->p[lo].x - x) <= 1e-9 * fabs(x)) {
-    *y = sample(m, lo);
-    return 1;
-  }
+  if (k && lo < m->n && m->p[lo].key == k && fabs(m->p[lo].x - x) <= 1e-9 * fabs(x))
+    return sample(m, lo);
   if (k && lo > 0 && lo < m->n && m->p[lo - 1].key == k && m->p[lo].key == k) {
     double x0 = m->p[lo - 1].x, x1 = m->p[lo].x;
     for (i = lo - 1; i > 0 && m->p[i - 1].key == k && m->p[i - 1].x == x0; i--)
       ;
     if (x0 > 0 && x1 / x0 <= MAX_GAP) {
       double a = sample(m, i), b = sample(m, lo), f = log(x / x0) / log(x1 / x0);
-      *y = a + (b - a) * f;
-      return 1;
+      return a + (b - a) * f;
     }
   }
-  xray__machine_fail(base, XRAY__FAIL_UNRECORDED, "the recording has no point of %s near %g", key,
-                     x);
-  return 1;
+  return xray__machine_fail(base, XRAY__FAIL_UNRECORDED, "the recording has no point of %s near %g",
+                            key, x);
+}
+
+/* Every timing a probe asks for: the recorded point, with the ask's
+ * outputs as the real machine's slots give them where a recording can
+ * (the counter's rate; no compiled kernel's type is offered). */
+static double
+rp_lookup(xray_machine *base, const char *probe, const char *kernel, double x,
+          const struct xray__ask *ask)
+{
+  if (ask->kind == XRAY__ASK_CLOCK)
+    *ask->tsc_hz = base->tick_hz;
+  if (ask->kind == XRAY__ASK_KTIME)
+    *ask->avail = 0;
+  return recorded_point(base, probe, kernel, x);
 }
 
 static int
@@ -271,42 +283,6 @@ rp_os_view(const xray_machine *base, const char *name, double *v, char *src, siz
   return -1;
 }
 
-/* Every timing goes through xray__machine_measure, which asks rp_recall for the
- * recorded answer after the slot: a slot's own answer is none. */
-static double
-none(xray_machine *base)
-{
-  return xray__machine_fail(base, XRAY__FAIL_UNRECORDED, "a replay holds only recorded points");
-}
-
-static double
-rp_code(xray_machine *m, const struct xray_stmt *s, size_t n)
-{
-  (void) s, (void) n;
-  return none(m);
-}
-
-static double
-rp_jchain(xray_machine *m, const struct xray__jchain *c)
-{
-  (void) c;
-  return none(m);
-}
-
-static double
-rp_ccode(xray_machine *m, const struct xray_cspec *c, size_t n, double *bytes)
-{
-  (void) c, (void) n, (void) bytes;
-  return none(m);
-}
-
-static double
-rp_chase(xray_machine *m, const struct xray__chase *c)
-{
-  (void) c;
-  return none(m);
-}
-
 static int
 rp_kbuild(xray_machine *m, const struct xray_cspec *c, size_t n)
 {
@@ -314,14 +290,6 @@ rp_kbuild(xray_machine *m, const struct xray_cspec *c, size_t n)
   snprintf(m->error, sizeof m->error,
            "a replay holds no compiled kernels (their code depends on the compiler)");
   return -1;
-}
-
-static double
-rp_ktime(xray_machine *m, size_t i, int *avail, double *stack)
-{
-  (void) i, (void) stack;
-  *avail = 0;
-  return none(m);
 }
 
 static int
@@ -370,26 +338,12 @@ rp_bcount(xray_machine *base, size_t k)
   return recorded(m, "branch", xray__bkernel_at(k)->name) ? &m->bcount : NULL;
 }
 
-static double
-rp_btime(xray_machine *m, size_t k, double frac)
-{
-  (void) k, (void) frac;
-  return none(m);
-}
-
 static int
 rp_sbuild(xray_machine *m, int *nt)
 {
   *nt = 0;
   rp_kbuild(m, NULL, 0);
   return 0;
-}
-
-static double
-rp_stream(xray_machine *m, size_t k, double bytes, int threads)
-{
-  (void) k, (void) bytes, (void) threads;
-  return none(m);
 }
 
 static int
@@ -422,20 +376,6 @@ rp_cevents(xray_machine *m, const char *const *names, size_t n, const struct xra
   return rp_pmu(m);
 }
 
-static double
-rp_clock(xray_machine *m, double *tsc_hz)
-{
-  *tsc_hz = m->tick_hz;
-  return m->core_hz > 0 ? m->core_hz : NAN;
-}
-
-static double
-rp_fma(xray_machine *m, int chains)
-{
-  (void) chains;
-  return none(m);
-}
-
 static int
 rp_cpus(xray_machine *base, int *cpu, int max)
 {
@@ -445,20 +385,6 @@ rp_cpus(xray_machine *base, int *cpu, int max)
   for (i = 0; i < m->ncpu && i < max; i++)
     cpu[i] = m->cpu[i];
   return m->ncpu;
-}
-
-static double
-rp_pair(xray_machine *m, int a, int b)
-{
-  (void) a, (void) b;
-  return none(m);
-}
-
-static double
-rp_duo(xray_machine *m, const struct xray__duo *d)
-{
-  (void) d;
-  return none(m);
 }
 
 static void
@@ -483,31 +409,20 @@ rp_free(xray_machine *base)
 }
 
 static const struct xray__machine_ops replay_ops = {
-  .code = rp_code,
-  .jchain = rp_jchain,
-  .ccode = rp_ccode,
-  .chase = rp_chase,
   .kbuild = rp_kbuild,
-  .ktime = rp_ktime,
   .kinfo = rp_kinfo,
   .bbuild = rp_bbuild,
   .bcount = rp_bcount,
-  .btime = rp_btime,
   .sbuild = rp_sbuild,
-  .stream = rp_stream,
   .pmu = rp_pmu,
   .event_at = rp_event_at,
   .bevent = rp_bevent,
   .cevents = rp_cevents,
-  .clock = rp_clock,
-  .fma = rp_fma,
   .cpus = rp_cpus,
-  .pair = rp_pair,
-  .duo = rp_duo,
   .reset = rp_reset,
   .free = rp_free,
   .os_view = rp_os_view,
-  .recall = rp_recall,
+  .lookup = rp_lookup,
 };
 
 xray_machine *
