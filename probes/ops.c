@@ -57,11 +57,21 @@ summarise(const double *t, struct xray__timed *out)
   out->agree = v[ROUNDS / 2 + 1] <= v[ROUNDS / 2 - 1] * 1.05;
 }
 
+double
+xray__time_kernel(xray_machine *m, const char *probe, const struct xray_cspec *k, size_t i,
+                  int *avail, double *stack)
+{
+  struct xray__ask a = { .kind = XRAY__ASK_KTIME, .n = i, .avail = avail, .stack = stack };
+  char label[512];
+
+  snprintf(label, sizeof label, "%s/u%d:%s", k->type, k->unroll, k->stmts);
+  return xray__machine_measure(m, probe, label, k->nvars, &a).y;
+}
+
 int
 xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xray__timed *out)
 {
-  double (*t)[ROUNDS] = calloc(n, sizeof *t);
-  char label[512];
+  double(*t)[ROUNDS] = calloc(n, sizeof *t);
   size_t i;
   int r, again;
 
@@ -79,13 +89,9 @@ xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xra
   for (again = 0; again < 2; again++) {
     for (r = 0; r < ROUNDS; r++)
       for (i = 0; i < n; i++) {
-        struct xray__ask a = {
-          .kind = XRAY__ASK_KTIME, .n = i, .avail = &out[i].avail, .stack = &out[i].stack
-        };
         if (again && out[i].agree)
           continue;
-        snprintf(label, sizeof label, "%s/u%d:%s", k[i].type, k[i].unroll, k[i].stmts);
-        t[i][r] = xray__machine_measure(m, "ops", label, (double) k[i].nvars, &a).y;
+        t[i][r] = xray__time_kernel(m, "ops", &k[i], i, &out[i].avail, &out[i].stack);
       }
     for (i = 0; i < n; i++)
       if (!again || !out[i].agree)

@@ -24,6 +24,12 @@ struct xray__timed {
   int avail, agree; /* type offered; rounds within 5 % */
 };
 int xray__time_set(xray_machine *m, const struct xray_cspec *k, size_t n, struct xray__timed *out);
+/* probes/ops.c: cycles per statement of kernel i (k) of the last build,
+ * the point at its variables of the probe's kernel named by its type,
+ * unroll and statements; its type's availability and spills in *avail
+ * and *stack (the machine's ktime). */
+double xray__time_kernel(xray_machine *m, const char *probe, const struct xray_cspec *k, size_t i,
+                         int *avail, double *stack);
 /* probes/ops.c: v's figure in nanoseconds too, where the clock is known. */
 void xray__value_ns(xray_machine *m, xray_value *v, double cycles);
 

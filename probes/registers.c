@@ -122,19 +122,6 @@ drop_class(struct regs *g, int c, const char *why)
   g->v[c] = NULL;
 }
 
-/* Cycles per statement of kernel i of the last build, k, into x (its
- * type's availability and spills too): the point at its variables of
- * the registers probe's kernel, labelled as the ops probe's are. */
-static double
-time_kernel(xray_machine *m, const struct xray_cspec *k, size_t i, struct xray__timed *x)
-{
-  struct xray__ask a = { .kind = XRAY__ASK_KTIME, .n = i, .avail = &x->avail, .stack = &x->stack };
-  char label[512];
-
-  snprintf(label, sizeof label, "%s/u%d:%s", k->type, k->unroll, k->stmts);
-  return xray__machine_measure(m, "registers", label, k->nvars, &a).y;
-}
-
 /* Coarse pass: n = 4, 8, ..., REG_MAX, static check only (timing too
  * where the code cannot be read), brackets the first spill: where the
  * fine pass starts, g->lo.  0, or -1 when nothing could be built. */
@@ -164,7 +151,8 @@ coarse_pass(xray_machine *m, struct regs *g)
       struct xray__timed *x = &g->t[c * COARSE + j];
       x->avail = xray__machine_kinfo(m, (size_t) (c * COARSE + j), &x->stack);
       if (x->avail && x->stack < 0)
-        x->t = time_kernel(m, &g->k[c * COARSE + j], (size_t) (c * COARSE + j), x);
+        x->t = xray__time_kernel(m, "registers", &g->k[c * COARSE + j], (size_t) (c * COARSE + j),
+                                 &x->avail, &x->stack);
       if (!x->avail)
         break;
       if (x->stack > 0 && !first_spill)

@@ -198,15 +198,9 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
   return g;
 }
 
-/* A backend without the slot has one CPU. */
 int
 xray__machine_cpus(xray_machine *m, int *cpu, int max)
 {
-  if (!m->ops->cpus) {
-    if (max > 0)
-      cpu[0] = 0;
-    return 1;
-  }
   return m->ops->cpus(m, cpu, max);
 }
 
