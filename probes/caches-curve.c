@@ -550,6 +550,14 @@ caches_scan(struct cc *c, struct shape *S)
     c->pt[c->npt].k = x;
     c->pt[c->npt].draws = 0;
     caches_add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
+    /* A replay that holds no draw of a new point replays a run whose
+     * scan stopped before it, at its deadline: the scan ends there too
+     * (an untimed machine has no deadline of its own to stop it). */
+    if (c->failed && c->unrecorded && c->pt[c->npt].draws == 1 && c->npt > 0) {
+      c->failed = c->unrecorded = 0;
+      c->out_of_time = 1;
+      return 0;
+    }
     c->npt++;
     if (c->failed)
       return 0;

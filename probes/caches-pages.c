@@ -208,11 +208,13 @@ caches_run_chain(struct cc *c, size_t n, double k, const char *what)
 {
   struct xray__chase ch = { c->off, n, XRAY__ARENA_HUGE, 1 };
   struct xray__ask a = { .kind = XRAY__ASK_CHASE, .chase = &ch };
-  double y = xray__machine_measure(c->m, "caches", what, k, &a).y;
+  struct xray__got g = xray__machine_measure(c->m, "caches", what, k, &a);
 
-  if (isnan(y))
+  if (isnan(g.y)) {
     c->failed = 1;
-  return y;
+    c->unrecorded = g.status == XRAY__UNRECORDED;
+  }
+  return g.y;
 }
 
 double

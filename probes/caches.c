@@ -394,7 +394,7 @@ caches_run(xray_machine *m, xray_report *r)
   struct shape *S = calloc(1, sizeof *S);
   xray_value *vlev = xray__report_param(r, "XRAY_CACHE_LEVELS", NULL, NULL);
   int nl, i, rc = 0, merged;
-  char why[200], lastwhy[200], unsettled[200] = "";
+  char why[XRAY__REASON_LEN], lastwhy[XRAY__REASON_LEN], unsettled[XRAY__REASON_LEN] = "";
   double kmax;
 
   if (c) {

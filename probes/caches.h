@@ -65,6 +65,7 @@ struct cc {
   int npt;
   int next;                             /* the scan's next point, K_MIN r^next */
   int failed;
+  int unrecorded; /* the failure: a replay holds no such point */
   int out_of_time;                      /* the scan stopped at its deadline */
   double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
