@@ -220,13 +220,18 @@ caches_fit_level(const struct fitdata *given, double k50, struct fit *out)
  * (36 for 32 on Zen 4's L2, whose policy is not LRU).  No policy misses
  * less than the optimal one, which on a loop of x pages of a colour of A
  * ways loses x (x - A) / (x - 1) a traversal: the model with that gives a
- * lower bound.  The miss chance measured on one colour (miss_function)
- * is no less than the optimal one's, and where it was measured it raises
- * the lower bound (to 24 there): a colour alone, the rest of the level
- * quiet, loses no more of its pages than in a transition where most
- * colours overflow at once.  The count is the one power of two between
- * the bounds (a level's sets are a power of two in every design we know;
- * its ways need not be): with none or two, it is not known (NAN). */
+ * lower bound.  The count is the one power of two between the bounds (a
+ * level's sets are a power of two in every design we know; its ways need
+ * not be): with none or two, it is not known (NAN).  Where two lie
+ * between them, the miss chance measured on one colour (miss_function)
+ * raises the lower bound (to 24 for Zen 4's L2): it is no less than the
+ * optimal one's.  It is not a sound bound everywhere: a policy that
+ * adapts to the level's misses as a whole (set dueling) can lose fewer
+ * pages of each overfull colour in a transition, where most colours
+ * overflow at once, than of one colour alone, and the bound then passes
+ * the true count.  With the upper bound below twice the count, that
+ * leaves none between them (unknown), never a wrong one; so it is asked
+ * only where the sound bounds leave the choice open. */
 #define BOUNDS_SLACK 0.05
 static double
 colours_between(double lo, double hi)
@@ -267,11 +272,14 @@ caches_fit_policy(struct level *L, int A)
     hi = caches_best_p(&d, A, plo, phi, &e);
     d.q = opt;
     lo = caches_best_p(&d, A, plo, phi, &e);
-    if (L->qn) {
+    P = colours_between(lo, hi);
+    if (h == 0)
+      L->qused = isnan(P) && L->qn;
+    if (isnan(P) && L->qn) {
       d.q = L->q;
       lo = fmax(lo, caches_best_p(&d, A, plo, phi, &e));
+      P = colours_between(lo, hi);
     }
-    P = colours_between(lo, hi);
     if (h == 0) {
       L->qlo = lo;
       L->qhi = hi;

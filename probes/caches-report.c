@@ -147,7 +147,7 @@ report_geometry(const struct cc *c, const struct level *l, xray_value *v[4], int
              "models fitted to the transition at %.0f-%.0f pages with LRU (%.0f colours) "
              "and with %s (%.0f)",
              l->ways + 1, l->qP, c->page, c->pt[l->a].k, c->pt[l->b].k, l->qhi,
-             l->qn ? "the miss chance measured on one colour" : "optimal replacement", l->qlo);
+             l->qused ? "the miss chance measured on one colour" : "optimal replacement", l->qlo);
     xray__value_measured(v[0], l->size, method);
     xray__value_measured(v[1], l->ways, method);
   } else if (l->ways && !isnan(l->size)) {

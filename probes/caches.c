@@ -259,7 +259,7 @@ ways_by_conflict(struct cc *c, struct shape *S, int i)
       snprintf(l->cwhy, sizeof l->cwhy,
                "the colours lie between %.0f (%s) and %.0f "
                "(LRU), which hold no one power of two",
-               l->qlo, l->qn ? "miss chance measured on one colour" : "optimal replacement",
+               l->qlo, l->qused ? "miss chance measured on one colour" : "optimal replacement",
                l->qhi);
     else
       l->size = l->qP * a * (double) c->page;

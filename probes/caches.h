@@ -130,6 +130,7 @@ struct level {
   int qn;                               /* occupancies measured (A + 1 on); 0: none */
   double qP;                            /* the colours between the bounds */
   double qlo, qhi;                      /* the bounds on the colours (see fit_policy) */
+  int qused; /* qlo is the one-colour miss chance's bound */
   char cwhy[200];                       /* why a capacity with conflict-set ways is not
                                          * confirmed */
   int ways;                             /* by the conflict test; 0: not */
