@@ -18,16 +18,15 @@
 
 /* The private temporary directories in use: one for each thread that
  * builds a kernel at that moment (two threads may each measure a machine
- * of their own), claimed with an atomic exchange.  state: 0 free; 1 its
- * paths are being written or cleared; 2 ready, so that a signal handler
- * may remove its files.  The table is process-wide because a signal
- * handler can reach nothing else; a thread finds its own through mine. */
-#define TMPDIRS_MAX 16
+ * of their own), entries of a list a signal handler walks (see
+ * xray__slot_claim).  slot.state: 0 free; 1 its paths are being written
+ * or cleared; 2 ready, so that a signal handler may remove its files.  A
+ * thread finds its own through mine. */
 struct tmp {
-  int state;
+  struct xray__slot slot;
   char dir[256], src[300], exe[300], extra[3][300];
 };
-static struct tmp tmps[TMPDIRS_MAX];
+static struct xray__slot *tmps;
 static XRAY__THREAD_LOCAL struct tmp *mine;
 
 /* Remove t's files and directory; async-signal-safe. */
@@ -50,12 +49,12 @@ remove_files(const struct tmp *t)
 void
 xray_remove_temporaries(void)
 {
-  int i;
+  struct xray__slot *s;
 
   xray__run_stop();
-  for (i = 0; i < TMPDIRS_MAX; i++)
-    if (__atomic_load_n(&tmps[i].state, __ATOMIC_ACQUIRE) == 2)
-      remove_files(&tmps[i]);
+  for (s = __atomic_load_n(&tmps, __ATOMIC_ACQUIRE); s; s = s->next)
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == 2)
+      remove_files((const struct tmp *) s);
 }
 
 /* This thread's directory goes, and its slot is free again. */
@@ -67,11 +66,11 @@ forget(void)
   if (!t)
     return;
   remove_files(t);
-  __atomic_store_n(&t->state, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->slot.state, 1, __ATOMIC_RELEASE);
   memset(t->dir, 0, sizeof t->dir);
   t->src[0] = t->exe[0] = t->extra[0][0] = t->extra[1][0] = t->extra[2][0] = 0;
   mine = NULL;
-  __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->slot.state, 0, __ATOMIC_RELEASE);
 }
 
 /* A run killed by SIGKILL (or a library caller's signal with no handler)
@@ -128,14 +127,8 @@ xray__tmp_open(const char **csrc, const char *const names[3], const char **paths
     return -1;
   }
   forget();
-  for (i = 0; i < TMPDIRS_MAX && !t; i++) {
-    int free_slot = 0;
-    if (__atomic_compare_exchange_n(&tmps[i].state, &free_slot, 1, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_RELAXED))
-      t = &tmps[i];
-  }
-  if (!t) {
-    snprintf(err, errlen, "more than %d threads build kernels at once", TMPDIRS_MAX);
+  if (!(t = (struct tmp *) xray__slot_claim(&tmps, sizeof *t))) {
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
   snprintf(t->dir, sizeof t->dir, "%s/xray.XXXXXX", tmp);
@@ -143,7 +136,7 @@ xray__tmp_open(const char **csrc, const char *const names[3], const char **paths
     snprintf(err, errlen, "cannot create a temporary directory in %.100s (TMPDIR): %s", tmp,
              strerror(errno));
     t->dir[0] = 0;
-    __atomic_store_n(&t->state, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->slot.state, 0, __ATOMIC_RELEASE);
     return -1;
   }
   snprintf(t->src, sizeof t->src, "%s/k.c", t->dir);
@@ -154,7 +147,7 @@ xray__tmp_open(const char **csrc, const char *const names[3], const char **paths
     paths[i] = t->extra[i];
   }
   mine = t;
-  __atomic_store_n(&t->state, 2, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->slot.state, 2, __ATOMIC_RELEASE);
   return 0;
 }
 

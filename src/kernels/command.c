@@ -25,11 +25,32 @@
 
 /* The process groups of the commands in flight, an entry for each thread
  * that runs one (two threads may each build kernels for a machine of
- * their own); 0: free.  Entries are claimed and cleared with atomics, so
- * that xray__run_stop, from a signal handler, ends every one.  A command
- * beyond RUNNING_MAX at once runs without one: a signal does not stop it. */
-#define RUNNING_MAX 16
-static pid_t running[RUNNING_MAX];
+ * their own); pg 0: none.  pg is set and cleared with atomics, so that
+ * xray__run_stop, from a signal handler, ends every one. */
+struct run {
+  struct xray__slot slot;
+  pid_t pg;
+};
+static struct xray__slot *running;
+
+struct xray__slot *
+xray__slot_claim(struct xray__slot **list, size_t size)
+{
+  struct xray__slot *s;
+
+  for (s = __atomic_load_n(list, __ATOMIC_ACQUIRE); s; s = s->next) {
+    int none = 0;
+    if (__atomic_compare_exchange_n(&s->state, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+      return s;
+  }
+  if (!(s = calloc(1, size)))
+    return NULL;
+  s->state = 1;
+  s->next = __atomic_load_n(list, __ATOMIC_ACQUIRE);
+  while (!__atomic_compare_exchange_n(list, &s->next, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    ;
+  return s;
+}
 
 char *
 xray__strf(const char *fmt, ...)
@@ -75,10 +96,10 @@ xray__shell_word(const char *s)
 void
 xray__run_stop(void)
 {
-  int i;
+  struct xray__slot *s;
 
-  for (i = 0; i < RUNNING_MAX; i++) {
-    pid_t pg = __atomic_exchange_n(&running[i], 0, __ATOMIC_ACQ_REL);
+  for (s = __atomic_load_n(&running, __ATOMIC_ACQUIRE); s; s = s->next) {
+    pid_t pg = __atomic_exchange_n(&((struct run *) s)->pg, 0, __ATOMIC_ACQ_REL);
     if (pg > 0) {
       kill(-pg, SIGKILL);
       waitpid(pg, NULL, 0);
@@ -86,18 +107,16 @@ xray__run_stop(void)
   }
 }
 
-/* An entry of running[] for process group pid, or -1 where all are taken. */
-static int
+/* An entry of running for process group pid; NULL without memory (the
+ * command then runs without one: a signal does not stop it). */
+static struct run *
 claim_running(pid_t pid)
 {
-  int i;
+  struct run *r = (struct run *) xray__slot_claim(&running, sizeof *r);
 
-  for (i = 0; i < RUNNING_MAX; i++) {
-    pid_t none = 0;
-    if (__atomic_compare_exchange_n(&running[i], &none, pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-      return i;
-  }
-  return -1;
+  if (r)
+    __atomic_store_n(&r->pg, pid, __ATOMIC_RELEASE);
+  return r;
 }
 
 int
@@ -105,7 +124,8 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
 {
   sigset_t all, old;
   pid_t pid, w;
-  int status, fd, e, slot = -1;
+  int status, fd, e;
+  struct run *slot = NULL;
   size_t i;
 
   if (!cmd) {
@@ -158,9 +178,10 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
     w = waitpid(pid, &status, 0);
   while (w < 0 && errno == EINTR);
   /* Cleared only if a signal handler did not take it first. */
-  if (slot >= 0) {
+  if (slot) {
     pid_t mine = pid;
-    __atomic_compare_exchange_n(&running[slot], &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(&slot->pg, &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->slot.state, 0, __ATOMIC_RELEASE);
   }
   if (w < 0) {
     snprintf(err, errlen, "lost the command's process: %s", strerror(errno));

@@ -234,6 +234,21 @@ int xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen);
 /* Stop the command in flight, with its whole process group;
  * async-signal-safe. */
 void xray__run_stop(void);
+/* kernels/command.c: an entry of a process-wide list that a signal
+ * handler walks (a handler can reach nothing else): each thread that
+ * needs one claims a free entry (state 0 to 1, atomically) and frees it
+ * by storing 0.  Entries are never freed, so that a handler never meets
+ * freed memory, and the list grows by one at its head where every entry
+ * is taken: no fixed table caps how many threads hold one.  A handler
+ * reads *list and each next with __atomic_load_n (acquire). */
+struct xray__slot {
+  struct xray__slot *next; /* set before the entry is published */
+  int state; /* 0: free; else the owner's (atomic) */
+};
+/* A claimed entry of *list (state 1): a free one, or a new one of size
+ * bytes, zeroed but for its slot, which must come first; NULL without
+ * memory. */
+struct xray__slot *xray__slot_claim(struct xray__slot **list, size_t size);
 /* printf to a new string, and s as one quoted shell word; NULL without
  * memory. */
 char *xray__strf(const char *fmt, ...);
