@@ -384,7 +384,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   } else {
     char how[160];
     snprintf(how, sizeof how, "the widest vectors of %s at these flags (GNU C vector types)",
-             m->modelled ? "the simulated compiler" : "the compiler");
+             m->compiler_words);
     xray__value_measured(w, p->width, how);
   }
   /* Memory lies past the last level only if every level is known. */

@@ -62,8 +62,7 @@ run_freq(xray_machine *m, xray_report *r)
     cpu->unconfirmed = moved;
   }
   if (tsc_hz > 0) {
-    xray__value_measured(tsc, floor(tsc_hz / 1e6 + 0.5),
-                         m->hardware ? "against CLOCK_MONOTONIC over 20 ms" : "simulated");
+    xray__value_measured(tsc, floor(tsc_hz / 1e6 + 0.5), m->counter_words);
     tsc->exact = tsc_hz / 1e6;
   } else
     xray__value_unknown(tsc, "no time-stamp counter here");

@@ -375,7 +375,7 @@ ways_value(struct geo *g, const xray_value *l1i, xray_value *v, uint64_t *span)
            "%s; chains of code pieces a power of two apart, the stride doubled until the "
            "pieces one set holds stop falling (X-Ray's compact sets on code); ways x span must "
            "give the L1I's %.0f bytes:",
-           g->m->hardware ? "x86-64 machine code" : "simulated machine", g->c);
+           g->m->code_words, g->c);
   for (i = 0; i < 3 && found < 0; i++) {
     char w1[200] = "";
     if (determine(g, "j16", &d[i], w1, sizeof w1))
@@ -446,8 +446,7 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
   snprintf(method, sizeof method,
            "%s; %zu one-statement pieces %llu bytes apart, half of them (the second half, or "
            "every other one) moved until the chain fits (X-Ray's block-size experiment):",
-           g->m->hardware ? "x86-64 machine code" : "simulated machine", k,
-           (unsigned long long) g->big);
+           g->m->code_words, k, (unsigned long long) g->big);
   for (i = 0; i < NHOW && !isnan(ref); i++) {
     size_t len = strlen(method);
     char w1[200] = "";

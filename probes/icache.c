@@ -368,10 +368,9 @@ describe(xray_value *v, const xray_machine *m, const char *kernels, const double
   size_t len;
   int i;
 
-  snprintf(v->method, sizeof v->method, "%s, %s; %s edge; %s after %d run%s:",
-           m->hardware ? "x86-64 machine code" : "simulated machine", kernels,
-           gradual ? "LRU-like (fitted onset)" : "sharp", confirmed ? "confirmed" : "UNCONFIRMED",
-           n, n == 1 ? "" : "s");
+  snprintf(v->method, sizeof v->method, "%s, %s; %s edge; %s after %d run%s:", m->code_words,
+           kernels, gradual ? "LRU-like (fitted onset)" : "sharp",
+           confirmed ? "confirmed" : "UNCONFIRMED", n, n == 1 ? "" : "s");
   for (i = 0; i < n && (len = strlen(v->method)) + 12 < sizeof v->method; i++)
     snprintf(v->method + len, sizeof v->method - len, " %.0f%s", runs[i],
              clean[i] > 0 ? "" : "?");

@@ -58,6 +58,9 @@ enum xray__link { XRAY__LINK_JUMP, XRAY__LINK_RETURN };
 unsigned xray__piece_link_bytes(int link, int last);
 
 const char *xray__machine_code_isa(void);
+/* The code it emits, in the words of a probe's method text ("x86-64
+ * machine code"; "machine code" where this build emits none). */
+const char *xray__machine_code_words(void);
 const struct xray_stmt *xray__stmt_find(const char *name);
 const struct xray_stmt *xray__stmt_at(size_t i);
 struct xray__machine_code *xray__machine_code_new(const struct xray_stmt *s, size_t nmax, char *err,

@@ -61,8 +61,10 @@ static const unsigned char tail[] = { 0x48, 0xff, 0xcf,         /* dec %rdi */
  * host; only the x86-64 System V host can run the bytes. */
 #if defined(__x86_64__) && !defined(_WIN32)
 #define XRAY__MCODE_ISA "x86-64"
+#define XRAY__MCODE_WORDS "x86-64 machine code"
 #else
 #define XRAY__MCODE_ISA NULL
+#define XRAY__MCODE_WORDS "machine code"
 #endif
 
 #define NSTMTS (sizeof stmts / sizeof stmts[0])
@@ -71,6 +73,12 @@ const char *
 xray__machine_code_isa(void)
 {
   return XRAY__MCODE_ISA;
+}
+
+const char *
+xray__machine_code_words(void)
+{
+  return XRAY__MCODE_WORDS;
 }
 
 const struct xray_stmt *

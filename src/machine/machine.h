@@ -120,6 +120,11 @@ struct xray_machine {
    * programs may take a share of its shared levels (real hardware, a
    * recording, a simulation with a tenant). */
   int timed, hardware, tenants;
+  /* How its backend runs what probes ask, in the words of their method
+   * texts: the code it times ("x86-64 machine code"), the compiler that
+   * builds its C kernels ("the compiler") and how it rates its counter.
+   * Never NULL; probes print them and never test them. */
+  const char *code_words, *compiler_words, *counter_words;
   /* Runs so far of each probe on this machine (a recording holds several),
    * and run, the current probe's: 1 for its first. */
   const void *probe_seen[16];

@@ -442,6 +442,9 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   }
   m->base.ops = &sim_ops;
   m->base.modelled = 1;
+  m->base.code_words = "simulated machine";
+  m->base.compiler_words = "the simulated compiler";
+  m->base.counter_words = "simulated";
   m->base.tenants = m->tenant > 0;
   m->base.budget = 2.0;
   m->base.page = m->colour ? m->colour : m->ntlb ? m->tlb[0].line : 4096;
