@@ -402,6 +402,7 @@ xray__sim_free(xray_machine *base)
   int i;
 
   xray__cache_free(&m->l1i);
+  xray__cache_free(&m->btb);
   for (i = 0; i < MAX_LEVELS; i++)
     xray__cache_free(&m->lev[i]);
   xray__cache_free(&m->tlb[0]);

@@ -130,8 +130,29 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
  * redirect (kernels.h: enum xray__link). */
 #define RETURN_REDIRECT 12
 
+/* The btb's misses of piece p's taken jumps (k statements of s, each
+ * ending in its jumps, and a jump link at its end): none without a btb. */
+static double
+btb_misses(struct sim *m, const struct xray__jchain *c, const struct xray__piece *p, size_t k,
+           unsigned long bytes)
+{
+  const unsigned long base = 1UL << 34;
+  double misses = 0;
+  size_t j;
+
+  if (!m->have_btb)
+    return 0;
+  for (j = 0; c->s->jumps && j < k; j++)
+    misses += xray__cache_access(
+        &m->btb, xray__cache_lineof(&m->btb, base + p->off + (j + 1) * c->s->len - 1), NULL);
+  if (c->link == XRAY__LINK_JUMP)
+    misses +=
+        xray__cache_access(&m->btb, xray__cache_lineof(&m->btb, base + p->off + bytes - 1), NULL);
+  return misses;
+}
+
 /* One pass of a chain through the L1I: misses; in *cyc the cycles its
- * fetch takes where it hits. */
+ * fetch takes where it hits, and the btb's misses. */
 static double
 chain_pass(struct sim *m, const struct xray__jchain *c, double *cyc)
 {
@@ -146,6 +167,7 @@ chain_pass(struct sim *m, const struct xray__jchain *c, double *cyc)
     double ops = (double) (k * c->s->ops) + (c->link == XRAY__LINK_RETURN ? 5 : 1);
     for (; a <= b; a++)
       misses += xray__cache_access(&m->l1i, a, NULL);
+    t += m->btbpen * btb_misses(m, c, &c->p[i], k, bytes);
     /* Decoders and fetch as in sim_code, and a taken jump ends each
      * piece's fetch: at least a cycle a piece; a return link waits for its
      * redirect. */
@@ -418,10 +440,13 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   xray__sim_stream_init(&m->stream);
   m->tlbpen = 7;
   m->walk = 30;
+  m->btbpen = 2;
   bad = xray__sim_parse(m, spec, err, errlen)
       || xray__sim_pmu_init(&m->pmu, m->nlev, m->pf_pages > 0, err, errlen);
   if (!bad && m->have_l1i)
     bad = xray__cache_init(&m->l1i);
+  if (!bad && m->have_btb)
+    bad = xray__cache_init(&m->btb);
   for (i = 0; !bad && i < m->nlev; i++)
     bad = xray__cache_init(&m->lev[i]);
   for (i = 0; !bad && i < m->ntlb; i++)

@@ -129,6 +129,9 @@ struct sim {
   int uop_excl;                 /* serves loops the L1I does not hold */
   double fetch[4];              /* op cache, decode, L1I bytes, taken jumps */
   double penalty;               /* cycles per missed line; 0: line / 16 */
+  struct xray__cache btb; /* taken jumps of chains, a line a block */
+  int have_btb;
+  double btbpen; /* cycles a taken jump the btb misses costs */
   double noise, spikes;
   uint64_t rng;
   struct xray__sim_core cpu;

@@ -14,6 +14,10 @@
  *                                 instructions decoded (4), bytes fetched from
  *                                 the L1I (32), taken jumps (0: no limit)
  *   penalty=CYCLES                cost of an L1I miss per line (default line/16)
+ *   btb=SIZE:WAYS:LINE[:POLICY]   branch target buffer of chains of code: an
+ *                                 entry per LINE-byte block that holds a
+ *                                 taken jump, SIZE bytes of blocks in all
+ *   btbpen=CYCLES                 a taken jump it misses (default 2)
  *   l1d=SIZE:WAYS:LINE[:POLICY[:LATENCY]]   data caches, in order (default
  *   l2=..., l3=..., l4=...                  latencies 4, 12, 40, 80 cycles)
  *   mem=CYCLES                    memory latency (default 200)
@@ -354,14 +358,15 @@ parse_structure(struct sim *m, const char *item, char *eq, char *err, size_t err
   static const double deflat[MAX_LEVELS] = { 4, 12, 40, 80 };
   int lv;
 
-  if (strcmp(item, "l1i") == 0) {
-    if (m->have_l1i) {
-      snprintf(err, errlen, "l1i given twice");
+  if (strcmp(item, "l1i") == 0 || strcmp(item, "btb") == 0) {
+    int *have = item[0] == 'l' ? &m->have_l1i : &m->have_btb;
+    if (*have) {
+      snprintf(err, errlen, "%s given twice", item);
       return -1;
     }
-    if (parse_geometry(eq, item, &m->l1i, 0, 0, err, errlen))
+    if (parse_geometry(eq, item, item[0] == 'l' ? &m->l1i : &m->btb, 0, 0, err, errlen))
       return -1;
-    m->have_l1i = 1;
+    *have = 1;
   } else if ((lv = level_of(item)) >= 0) {
     if (lv != m->nlev) {
       snprintf(err, errlen,
@@ -447,10 +452,10 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
     return parse_uop(m, eq, err, errlen);
   if (strcmp(item, "fetch") == 0)
     return parse_fetch(m, eq, err, errlen);
-  if (strcmp(item, "penalty") == 0) {
-    if (parse_size(eq, "penalty cycles", &v, err, errlen))
+  if (strcmp(item, "penalty") == 0 || strcmp(item, "btbpen") == 0) {
+    if (parse_size(eq, item[0] == 'p' ? "penalty cycles" : "btbpen cycles", &v, err, errlen))
       return -1;
-    m->penalty = (double) v;
+    *(item[0] == 'p' ? &m->penalty : &m->btbpen) = (double) v;
     return 0;
   }
   if (strcmp(item, "noise") == 0)
@@ -492,7 +497,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
   }
   snprintf(
       err, errlen,
-      "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, "
+      "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, btb, btbpen, "
       "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
       "tenant, clock, tsc, drift, swing, int, fp, ithru, fthru, regs, vec, fma, contract, loop, "
       "cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, bwloop, "
