@@ -56,6 +56,7 @@ struct geo {
   double c; /* the measured L1I capacity */
   uint64_t big; /* the power of two nearest c: a multiple of any way span */
   struct xray__piece p[2 * KMAX];
+  int link; /* how a piece leaves for the next (XRAY__LINK_JUMP or _RETURN) */
   int failed; /* a draw could not be timed: m->error says why */
   double deadline; /* where measurements take real time: the budget */
 };
@@ -72,7 +73,7 @@ static double
 draw(struct geo *g, size_t k, uint64_t stride, uint32_t len, int how, uint64_t shift)
 {
   static const char tag[] = "nho";
-  struct xray__jchain c = { g->s, g->p, k, XRAY__LINK_JUMP };
+  struct xray__jchain c = { g->s, g->p, k, g->link };
   struct xray__ask a = { .kind = XRAY__ASK_JCHAIN, .jchain = &c };
   char label[96];
   size_t i;
@@ -90,7 +91,8 @@ draw(struct geo *g, size_t k, uint64_t stride, uint32_t len, int how, uint64_t s
     g->p[i].off = 4096 + i * stride + (moved(how, i, k) ? shift : 0);
     g->p[i].len = len;
   }
-  snprintf(label, sizeof label, "chain/%s/%u/%llu/%c%llu", g->s->name, (unsigned) len,
+  snprintf(label, sizeof label, "%s/%s/%u/%llu/%c%llu",
+           g->link == XRAY__LINK_RETURN ? "rchain" : "chain", g->s->name, (unsigned) len,
            (unsigned long long) stride, tag[how], (unsigned long long) shift);
   y = xray__machine_measure(g->m, "icache", label, (double) k, &a).y;
   if (!(y > 0)) {
@@ -195,8 +197,8 @@ ways_once(struct geo *g, size_t *ways, uint64_t *span, char *why, size_t wl)
   int tries;
 
   for (tries = 0; tries < 3 && h >= 64; tries++, h /= 4) {
-    /* Statement bytes: with its jump a piece stays within h bytes. */
-    uint32_t len = h - 16;
+    /* Statement bytes: with its link a piece stays within h bytes. */
+    uint32_t len = h - (g->link == XRAY__LINK_RETURN ? 32 : 16);
     double ref = chain_time(g, 1, g->big, len);
     int n = 0, prev = 0, prev2 = 0;
     uint64_t s = 64;
@@ -292,9 +294,10 @@ struct det {
 };
 
 static int
-determine(struct geo *g, const char *kern, struct det *d, char *why, size_t wl)
+determine(struct geo *g, const char *kern, int link, struct det *d, char *why, size_t wl)
 {
   g->s = xray__stmt_find(kern);
+  g->link = link;
   d->a = 0;
   d->w = 0;
   d->ok = 0;
@@ -315,12 +318,13 @@ same(const struct det *x, const struct det *y)
 
 /* Append one determination to the method text. */
 static void
-note(char *method, size_t size, const char *kern, const struct det *d)
+note(char *method, size_t size, const char *kern, int link, const struct det *d)
 {
   size_t len = strlen(method);
 
   if (len + 1 < size)
-    snprintf(method + len, size - len, " %s %zu x %llu%s;", kern, d->a, (unsigned long long) d->w,
+    snprintf(method + len, size - len, " %s%s %zu x %llu%s;", kern,
+             link == XRAY__LINK_RETURN ? " left by returns" : "", d->a, (unsigned long long) d->w,
              d->ok ? "" : "?");
 }
 
@@ -349,18 +353,48 @@ second_view(struct geo *g, const struct det *d, char *method, size_t size)
     return 1;
   }
   for (i = 0; i < sizeof second / sizeof *second; i++) {
-    if (determine(g, second[i], &o, why, sizeof why))
+    if (determine(g, second[i], XRAY__LINK_JUMP, &o, why, sizeof why))
       return 0;
-    note(method, size, second[i], &o);
+    note(method, size, second[i], XRAY__LINK_JUMP, &o);
     if (same(&o, d))
       return 1;
   }
   return 0;
 }
 
+/* Up to three determinations with statement kern linked by link into d,
+ * noted in method (why: the first one's failure): the index of one that
+ * agrees with an earlier one, -1 for none, -2 if a chain could not be
+ * timed. */
+static int
+agreeing(struct geo *g, const char *kern, int link, struct det d[3], char *method, size_t size,
+         char *why, size_t wl)
+{
+  int i, j;
+
+  for (i = 0; i < 3; i++) {
+    char w1[200] = "";
+    if (determine(g, kern, link, &d[i], w1, sizeof w1))
+      return -2;
+    note(method, size, kern, link, &d[i]);
+    if (!d[i].ok && !why[0])
+      snprintf(why, wl, "%s", w1);
+    for (j = 0; j < i; j++)
+      if (same(&d[i], &d[j]))
+        return i;
+  }
+  return -1;
+}
+
 /* The ways.  The kernel is NOPs with four taken jumps per 64 bytes
  * (j16): they run at one taken jump a cycle whether an op cache or the
  * decoders serve them, so that only the L1I's misses change their time.
+ * Where a branch target buffer holds fewer of its jumps than the L1I
+ * holds of its code, in sets indexed by more address bits (Golden
+ * Cove's), its misses set the limit instead, and no determination gives
+ * back the capacity.  Then pieces of 4-byte
+ * NOPs left by returns (see XRAY__LINK_RETURN), which hold no jump to
+ * predict and whose fetch each costs its whole latency, determine them.
  * Two determinations that agree give the value (a third decides between
  * two that do not); it is confirmed where a second view agrees.  The way
  * span goes to *span (0 if unknown). */
@@ -368,25 +402,19 @@ static void
 ways_value(struct geo *g, const xray_value *l1i, xray_value *v, uint64_t *span)
 {
   struct det d[3];
-  char why[200] = "", method[480];
-  int i, j, found = -1, confirmed;
+  char why[200] = "", method[XRAY__METHOD_LEN];
+  int i, found, confirmed;
 
   snprintf(method, sizeof method,
            "%s; chains of code pieces a power of two apart, the stride doubled until the "
            "pieces one set holds stop falling (X-Ray's compact sets on code); ways x span must "
            "give the L1I's %.0f bytes:",
            g->m->code_words, g->c);
-  for (i = 0; i < 3 && found < 0; i++) {
-    char w1[200] = "";
-    if (determine(g, "j16", &d[i], w1, sizeof w1))
-      goto failed;
-    note(method, sizeof method, "j16", &d[i]);
-    if (!d[i].ok && !why[0])
-      snprintf(why, sizeof why, "%s", w1);
-    for (j = 0; j < i; j++)
-      if (same(&d[i], &d[j]))
-        found = i;
-  }
+  found = agreeing(g, "j16", XRAY__LINK_JUMP, d, method, sizeof method, why, sizeof why);
+  if (found == -1)
+    found = agreeing(g, "nop4", XRAY__LINK_RETURN, d, method, sizeof method, why, sizeof why);
+  if (found == -2)
+    goto failed;
   if (found < 0) {
     for (i = 0; i < 3 && !d[i].ok; i++)
       ;
@@ -430,6 +458,7 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
   char why[200] = "", method[300];
 
   g->s = xray__stmt_find("nop8");
+  g->link = XRAY__LINK_JUMP;
   ref1 = chain_time(g, 1, g->big, g->s->len);
   n1 = isnan(ref1) ? -1 : first_conflict(g, g->big, g->s->len, ref1, 1);
   if (n1 == 0)

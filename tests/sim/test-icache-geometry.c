@@ -6,7 +6,10 @@
  * be found, confirmed and exact.  Under random replacement, tree-PLRU over
  * ways that are not a power of two (which can evict a chain's own lines
  * while stale ones stay) and in front ends with op caches they must be
- * exact or not confirmed, with a reason.
+ * exact or not confirmed, with a reason.  Where a branch target buffer
+ * indexed by more address bits holds fewer of the chains' jumps a set
+ * than the L1I holds of their code, the ways must still be found,
+ * confirmed and exact, and the line exact or not confirmed.
  * Deterministic: the noise is seeded. */
 #include "xray-internal.h"
 #include "../tap.h"
@@ -41,7 +44,16 @@ static const char *const must[] = {
   "l1i=32K:8:64,penalty=6,noise=2,seed=33",
 };
 
+static const char *const ways_must[] = {
+  "l1i=32K:8:64,btb=96K:3:16,btbpen=3",
+  "l1i=48K:12:64,btb=64K:4:16,btbpen=3",
+  "l1i=36K:9:64,btb=48K:3:16,btbpen=4",
+  "l1i=48K:12:64,btb=64K:4:16,btbpen=3,noise=2,spikes=3,seed=44",
+};
+
 static const char *const never_wrong[] = {
+  "l1i=40K:10:64,btb=64K:2:16,penalty=2",
+  "l1i=32K:8:128,btb=64K:2:16,btbpen=3",
   "l1i=32K:8:64:random",
   "l1i=48K:12:64:random",
   "l1i=64K:16:64:random,seed=34",
@@ -74,7 +86,7 @@ check(const xray_report *r, const xray_machine *m, const char *spec, const char 
 }
 
 static void
-run(const char *spec, int must_know)
+run(const char *spec, int must_ways, int must_line)
 {
   char err[256] = "";
   xray_machine *m = xray_machine_simulated(spec, err, sizeof err);
@@ -87,21 +99,24 @@ run(const char *spec, int must_know)
   }
   xray__report_init(&r);
   xray_probe_run(xray_probe_find("icache"), m, &r);
-  check(&r, m, spec, "XRAY_L1I_ASSOC", must_know);
-  check(&r, m, spec, "XRAY_L1I_LINE", must_know);
+  check(&r, m, spec, "XRAY_L1I_ASSOC", must_ways);
+  check(&r, m, spec, "XRAY_L1I_LINE", must_line);
   xray_machine_free(m);
 }
 
 int
 main(void)
 {
-  size_t i, n1 = sizeof must / sizeof *must, n2 = sizeof never_wrong / sizeof *never_wrong;
+  size_t i, n1 = sizeof must / sizeof *must, n2 = sizeof never_wrong / sizeof *never_wrong,
+            n3 = sizeof ways_must / sizeof *ways_must;
 
-  tap_plan((int) (2 * (n1 + n2) + 2));
+  tap_plan((int) (2 * (n1 + n2 + n3) + 2));
   for (i = 0; i < n1; i++)
-    run(must[i], 1);
+    run(must[i], 1, 1);
+  for (i = 0; i < n3; i++)
+    run(ways_must[i], 1, 0);
   for (i = 0; i < n2; i++)
-    run(never_wrong[i], 0);
+    run(never_wrong[i], 0, 0);
   {
     /* The portable C path cannot place code: unknown, and why. */
     char err[256] = "";
