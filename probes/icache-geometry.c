@@ -447,7 +447,7 @@ failed:
  * decision moves one search's result anywhere, rarely to the same place
  * twice). */
 static void
-line_value(struct geo *g, uint64_t span, xray_value *v)
+line_at(struct geo *g, uint64_t span, const char *kern, int link, xray_value *v)
 {
   static const int how[] = { MOVE_HALF, MOVE_ODD, MOVE_HALF, MOVE_ODD, MOVE_HALF };
 #define NHOW (sizeof how / sizeof *how)
@@ -457,8 +457,8 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
   int n1;
   char why[200] = "", method[300];
 
-  g->s = xray__stmt_find("nop8");
-  g->link = XRAY__LINK_JUMP;
+  g->s = xray__stmt_find(kern);
+  g->link = link;
   ref1 = chain_time(g, 1, g->big, g->s->len);
   n1 = isnan(ref1) ? -1 : first_conflict(g, g->big, g->s->len, ref1, 1);
   if (n1 == 0)
@@ -473,9 +473,10 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
   k = 2 * ((size_t) n1 - 1 - ((size_t) n1 - 1) / 4);
   ref = chain_time(g, k / 2, g->big, g->s->len);
   snprintf(method, sizeof method,
-           "%s; %zu one-statement pieces %llu bytes apart, half of them (the second half, or "
+           "%s; %zu one-statement pieces%s %llu bytes apart, half of them (the second half, or "
            "every other one) moved until the chain fits (X-Ray's block-size experiment):",
-           g->m->code_words, k, (unsigned long long) g->big);
+           g->m->code_words, k, link == XRAY__LINK_RETURN ? " left by returns" : "",
+           (unsigned long long) g->big);
   for (i = 0; i < NHOW && !isnan(ref); i++) {
     size_t len = strlen(method);
     char w1[200] = "";
@@ -503,6 +504,32 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
       return;
     }
   xray__value_unknown(v, why);
+}
+
+/* The line size from pieces of 8-byte NOPs linked by jumps, g->big (a
+ * multiple of every way span) apart.  Where that leaves it unknown and
+ * the way span is known and smaller, from pieces of 4-byte NOPs left by
+ * returns a span apart: one-jump pieces far apart can meet a branch
+ * target buffer's sets (Golden Cove's, as the ways' chains do), which no
+ * shift within a page ends, and pieces a span apart its sets indexed by
+ * lower bits; pieces left by returns hold no jump to predict. */
+static void
+line_value(struct geo *g, uint64_t span, xray_value *v)
+{
+  char first[XRAY__REASON_LEN];
+
+  line_at(g, span, "nop8", XRAY__LINK_JUMP, v);
+  if (v->source == XRAY_SOURCE_UNKNOWN && !g->failed && span && span < g->big) {
+    snprintf(first, sizeof first, "%s", v->reason);
+    g->big = span;
+    line_at(g, span, "nop4", XRAY__LINK_RETURN, v);
+    if (v->source == XRAY_SOURCE_UNKNOWN) {
+      char both[XRAY__REASON_LEN];
+      snprintf(both, sizeof both, "%s; pieces left by returns %llu bytes apart: %s", first,
+               (unsigned long long) span, v->reason);
+      xray__value_unknown(v, both);
+    }
+  }
 }
 
 void

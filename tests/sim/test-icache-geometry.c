@@ -9,7 +9,8 @@
  * exact or not confirmed, with a reason.  Where a branch target buffer
  * indexed by more address bits holds fewer of the chains' jumps a set
  * than the L1I holds of their code, the ways must still be found,
- * confirmed and exact, and the line exact or not confirmed.
+ * confirmed and exact, and with misses dear enough to show in chains
+ * left by returns, the line too.
  * Deterministic: the noise is seeded. */
 #include "xray-internal.h"
 #include "../tap.h"
@@ -42,6 +43,10 @@ static const char *const must[] = {
   "l1i=64K:16:64:plru,noise=2,spikes=3,seed=32",
   "l1i=36K:9:64,penalty=10",
   "l1i=32K:8:64,penalty=6,noise=2,seed=33",
+  "l1i=32K:8:64,btb=96K:3:16,btbpen=3,penalty=8",
+  "l1i=48K:12:64,btb=64K:4:16,btbpen=3,penalty=8",
+  "l1i=36K:9:64,btb=48K:3:16,btbpen=4,penalty=10,noise=2,seed=46",
+  "l1i=32K:8:128,btb=64K:2:16,btbpen=3,penalty=12",
 };
 
 static const char *const ways_must[] = {
