@@ -125,6 +125,14 @@ xray_machine_is_hardware(const xray_machine *m)
   return m->hardware;
 }
 
+void
+xray__machine_hardware_words(xray_machine *m)
+{
+  m->code_words = xray__machine_code_words();
+  m->compiler_words = "the compiler";
+  m->counter_words = "against CLOCK_MONOTONIC over 20 ms";
+}
+
 double
 xray_machine_core_mhz(const xray_machine *m)
 {

@@ -143,6 +143,11 @@ struct xray_machine {
   enum xray__failure failure; /* and what kind of why, for probes */
 };
 
+/* machine/machine.c: m's words (above) as the real backend's, which a
+ * recording of it shares: its machine code, the user's compiler, its
+ * counter rated against CLOCK_MONOTONIC. */
+void xray__machine_hardware_words(xray_machine *m);
+
 /* The machine's OS view of a value (its backend's os_view). */
 int xray__os_view(const xray_machine *m, const char *name, double *v, char *src, size_t srclen);
 

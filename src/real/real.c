@@ -448,9 +448,7 @@ xray_machine_real(char *err, size_t errlen)
   }
   m->base.ops = &real_ops;
   m->base.timed = m->base.hardware = m->base.tenants = 1;
-  m->base.code_words = xray__machine_code_words();
-  m->base.compiler_words = "the compiler";
-  m->base.counter_words = "against CLOCK_MONOTONIC over 20 ms";
+  xray__machine_hardware_words(&m->base);
   m->base.budget = 2.0;
   {
     long pg = sysconf(_SC_PAGESIZE);

@@ -438,10 +438,7 @@ xray_machine_replay(const char *dir, char *err, size_t errlen)
   }
   m->base.ops = &replay_ops;
   m->base.hardware = m->base.tenants = 1;
-  /* A recording's points are the real backend's, in its words. */
-  m->base.code_words = xray__machine_code_words();
-  m->base.compiler_words = "the compiler";
-  m->base.counter_words = "against CLOCK_MONOTONIC over 20 ms";
+  xray__machine_hardware_words(&m->base); /* a recording's points are the real backend's */
   m->base.budget = 2.0;
   m->base.page = 4096;
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
