@@ -259,7 +259,7 @@ caches_fit_policy(struct level *L, int A)
          phi = L->fit.PA[A] * 4 + 2;
   struct fitdata d = { L->fk, NULL, w, L->fn, NULL, NULL };
   struct lgtab *t = lgtab_new(&d);
-  int i, h;
+  int i, h, used;
 
   d.lg = t;
   for (i = 0; i < L->fn; i++)
@@ -273,14 +273,14 @@ caches_fit_policy(struct level *L, int A)
     d.q = opt;
     lo = caches_best_p(&d, A, plo, phi, &e);
     P = colours_between(lo, hi);
-    if (h == 0)
-      L->qused = isnan(P) && L->qn;
-    if (isnan(P) && L->qn) {
+    used = isnan(P) && L->qn;
+    if (used) {
       d.q = L->q;
       lo = fmax(lo, caches_best_p(&d, A, plo, phi, &e));
       P = colours_between(lo, hi);
     }
     if (h == 0) {
+      L->qused = used;
       L->qlo = lo;
       L->qhi = hi;
       L->qP = P;

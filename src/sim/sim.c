@@ -130,13 +130,16 @@ sim_code(xray_machine *base, const struct xray_stmt *s, size_t n)
  * redirect (kernels.h: enum xray__link). */
 #define RETURN_REDIRECT 12
 
+/* Where chains of code pieces lie in the simulated address space. */
+#define CHAIN_BASE (1UL << 34)
+
 /* The btb's misses of piece p's taken jumps (k statements of s, each
  * ending in its jumps, and a jump link at its end): none without a btb. */
 static double
 btb_misses(struct sim *m, const struct xray__jchain *c, const struct xray__piece *p, size_t k,
            unsigned long bytes)
 {
-  const unsigned long base = 1UL << 34;
+  const unsigned long base = CHAIN_BASE;
   double misses = 0;
   size_t j;
 
@@ -156,7 +159,7 @@ btb_misses(struct sim *m, const struct xray__jchain *c, const struct xray__piece
 static double
 chain_pass(struct sim *m, const struct xray__jchain *c, double *cyc)
 {
-  const unsigned long base = 1UL << 34, line = m->l1i.line;
+  const unsigned long base = CHAIN_BASE, line = m->l1i.line;
   double misses = 0, t = 0;
   size_t i;
 
