@@ -55,8 +55,8 @@
  * one level, and the value is unknown. */
 #define SAME_FIGURE 0.10
 #define NO_PLATEAU 0.25
-/* Memory's larger footprint is at most MEM_MAX in all on a simulated or
- * replayed machine, and MEM_REAL on this host: two arrays of it (one
+/* Memory's larger footprint is at most MEM_MAX in all on a machine that
+ * takes no real time (a model, a recording), and MEM_REAL on this host: two arrays of it (one
  * core's, then every core's share) stay resident between rounds, and
  * with the caches probe's chases a whole run stays within 256 MB; 128 MB
  * is still four times the largest last level we have met (32 MB).  A

@@ -18,9 +18,11 @@
  * below holds A + 1 pages itself the set cannot show the level's misses,
  * and one_colour says so. */
 #define CONFLICT_TRIES 5
-/* At most this many conflict tests for a level, so that a simulation (no
- * clock) ends too: this host's L2 took 500-1000, a simulated tree-PLRU
- * L2 whose conflicts are too weak to reduce over 7000. */
+/* At most this many conflict tests for a level, so that a machine with
+ * no clock to run out of ends too: the group-testing reduction costs
+ * in the order of ways^2 times log(pages) tests, while on a tree-PLRU
+ * level, whose one extra page evicts too rarely to show, it would go on
+ * retrying for many times that. */
 #define CONFLICT_TESTS 2500
 
 static int

@@ -150,7 +150,7 @@ last_octave(const struct cc *c, struct shape *S)
  * last plateau reaches the end of the scan, spans an octave, and is at
  * least twice the level before it (DRAM is; a flat stretch of L3 hits
  * and page walks, which can pass for memory, is not); with a clock
- * (real or simulated), no DRAM answers in less than 50 ns either.  A
+ * (a host's or a model's), no DRAM answers in less than 50 ns either.  A
  * scan stops early only on that clock rule: without it, a long L3
  * plateau looks like memory. */
 void

@@ -354,7 +354,7 @@ caches_confirm_count(struct cc *c, const struct shape *S, xray_report *r, xray_v
    * step goes to the plateau after it at once (caches_l1_pages): a small
    * L2 of long lines merges into a wide L1 step.  Where the OS's cache
    * topology gives the same count, that is the second view (not on a
-   * simulated machine, whose OS view is the truth). */
+   * machine that is not hardware, whose OS view is its truth). */
   os_agrees = m->hardware
       && xray__os_view(m, "XRAY_CACHE_LEVELS", &os_levels, os_src, sizeof os_src) == 0
       && os_levels == nl;

@@ -163,7 +163,7 @@ cmp_double(const void *a, const void *b)
 /* The mean time of a point's draws, an eighth of them (at least one from
  * four draws) left out at either end.  Draws differ by their pages'
  * colours, and that spread is what the mean is for; the extremes are
- * disturbed draws (preempted, or a spike of the simulated noise).  It is
+ * disturbed draws (preempted, or a spike of a model's noise).  It is
  * not the mean of the draws under 1.4 times their median: in the broad
  * transition to memory of a level shared with other tenants the draws
  * are a mixture of hits and misses, and dropping the high half of them

@@ -276,7 +276,7 @@ os_l1i(xray_machine *m)
  * where the kernels agree on no edge, or on one it contradicts, the edge
  * any of them shows within RUNS_AGREE of it is the L1I's, confirmed by it (the
  * chase's first, then the 8-byte NOPs' and the jump kernels').  Never on
- * a simulated machine, whose OS view is its truth. */
+ * a machine that is not hardware, whose OS view is its truth. */
 static void
 os_pick(xray_machine *m, struct once *o, double e[][MAX_EDGES], const int *ne)
 {

@@ -423,7 +423,7 @@ report_page(struct tc *c, struct found *f, struct tvals *v)
       xray__value_measured(v->page, (double) s, method);
       /* The chains are in base pages: the OS's base page is the second
        * view, and a step at another stride was something else's (a step
-       * of cache conflicts read 1024 on a simulated machine without a
+       * of cache conflicts read 1024 on a machine model without a
        * TLB), or came from a first level that is not the TLB's. */
       if (xray__os_view(c->m, "XRAY_PAGE_SIZE", &os, src, sizeof src) != 0 || os != (double) s
           || !f->exact[0])

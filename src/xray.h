@@ -175,7 +175,7 @@ int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
 /* Machines with more than one kind of core (performance and efficiency
  * cores) have different caches and clocks per kind.  xray_kinds_find
  * tells the kinds of this machine (simulate NULL) as the OS tells them
- * apart (hwloc's cpukinds, else sysfs), or of a simulated spec (kinds
+ * apart (hwloc's cpukinds, else sysfs), or of a spec for xray_machine_simulated (kinds
  * separated by ';', each naming itself with kind=NAME), the fastest
  * first; one kind where there is no difference.  xray_kinds_machine gives
  * a machine that measures kind i: on this machine it binds the calling

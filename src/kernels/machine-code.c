@@ -57,7 +57,7 @@ static const unsigned char tail[] = { 0x48, 0xff, 0xcf,         /* dec %rdi */
                                       0xff, 0xe6,               /* jmp *%rsi */
                                       0xc3 };                   /* ret */
 
-/* The statement table is data and serves the simulated machine on every
+/* The statement table is data and serves a machine model on every
  * host; only the x86-64 System V host can run the bytes. */
 #if defined(__x86_64__) && !defined(_WIN32)
 #define XRAY__MCODE_ISA "x86-64"

@@ -229,7 +229,7 @@ int xray__machine_uses_c(const xray_machine *m);
 int xray__machine_unsure(const xray_machine *m, int *measured);
 /* Whether a probe that repeats until its values agree may start run n+1
  * (n done): before deadline (xray__now()'s) on a timed machine; on one
- * whose measurements take no real time (simulated, replayed), while n is
+ * whose measurements take no real time (a model, a recording), while n is
  * under runs, so that its answer never depends on how fast or how busy
  * the host that computes it is. */
 int xray__machine_more_runs(const xray_machine *m, double deadline, int n, int runs);

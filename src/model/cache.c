@@ -1,6 +1,6 @@
 /* model/: xray's own cache simulator, a leaf: set-associative caches of
  * any geometry (any set count, up to 64 ways for tree-PLRU) with LRU,
- * tree-PLRU or random replacement.  The simulated machine's caches and
+ * tree-PLRU or random replacement.  The machine model's caches and
  * TLBs are made of it (sim/), and the static I-cache simulator checks its
  * totals against it (icsim/). */
 #include "model/cache.h"

@@ -18,7 +18,7 @@ struct xray__cache {
   int lineshift; /* log2(line) where line is a power of two, else -1 */
   unsigned long leaves; /* tree-PLRU: the power of two >= ways */
   int policy;
-  double lat; /* cycles for a hit (the simulated data levels) */
+  double lat; /* cycles for a hit (a modelled data level) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
   uint64_t *age; /* PLRU: a set's tree bits */
   struct xray__ring *ring; /* per set (cache.c) */

@@ -2,7 +2,7 @@
  *
  *   cpuinfo     the first processor's block of /proc/cpuinfo: which CPU it was;
  *   machine     clocks, page size, whether other tenants share it (a
- *               simulated machine has none; default yes), usable CPUs and
+ *               model of a machine has none; default yes), usable CPUs and
  *               the OS view, one item a line;
  *   points.csv  every point the probes measured, as --trace writes them
  *               (probe, kernel, x, cycles), over several runs.

@@ -5,14 +5,14 @@
  * On this machine a kind is measured by binding the measuring thread, and
  * every thread it starts, to that kind's CPUs: single-threaded probes run
  * on a CPU of the kind, and probes of every core at once (cores,
- * bandwidth, sharing) on all of its cores.  A simulated hybrid machine is
- * a spec of several machines separated by ';', one a kind, each naming
- * itself with kind=NAME; its CPUs are numbered on from kind to kind.
+ * bandwidth, sharing) on all of its cores.  A machine model's kinds are
+ * its spec's (sim/kinds.h).
  * Kinds come fastest first, and the first is the default: compute-bound
  * code, what these values size, is what schedulers place on the fastest
  * cores. */
 #include "run/run.h"
 #include "machine/machine.h"
+#include "sim/kinds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@ struct xray_kinds {
   size_t n;
   char source[48];
   struct xray__kind k[XRAY__KINDS_MAX];
-  char *spec[XRAY__KINDS_MAX]; /* kinds of a --simulate spec: each one's machine */
+  char *spec; /* a machine model's spec (sim/kinds.h), or NULL: this machine */
   char cpus[XRAY__KINDS_MAX][160]; /* the CPU list, as sysfs writes one */
   int *mask, nmask; /* the binding to restore (this machine) */
 };
@@ -54,72 +54,6 @@ cpu_list_text(const int *cpu, int n, char *buf, size_t len)
   }
 }
 
-/* The kind=NAME item of a simulated kind's spec into name, or "" if it
- * has none. */
-static void
-spec_kind_name(const char *spec, char *name, size_t len)
-{
-  const char *p = spec;
-
-  name[0] = 0;
-  while (p && *p) {
-    if (strncmp(p, "kind=", 5) == 0) {
-      snprintf(name, len, "%.*s", (int) strcspn(p + 5, ","), p + 5);
-      return;
-    }
-    p = strchr(p, ',');
-    p = p ? p + 1 : NULL;
-  }
-}
-
-/* The simulated kinds of spec: one a ';'-separated part; each part is
- * checked as a machine of its own, so that a bad one is named. */
-static int
-kinds_of_spec(xray_kinds *k, const char *spec, char *err, size_t errlen)
-{
-  const char *p = spec;
-  int next = 0;
-
-  snprintf(k->source, sizeof k->source, "simulated");
-  for (;;) {
-    size_t len = strcspn(p, ";");
-    xray_machine *m;
-    char e[400];
-    int ncpu, c;
-    if (k->n == XRAY__KINDS_MAX) {
-      snprintf(err, errlen, "more than %d kinds of core", XRAY__KINDS_MAX);
-      return -1;
-    }
-    if (!(k->spec[k->n] = malloc(len + 1))) {
-      snprintf(err, errlen, "out of memory");
-      return -1;
-    }
-    memcpy(k->spec[k->n], p, len);
-    k->spec[k->n][len] = 0;
-    e[0] = 0;
-    if (!(m = xray_machine_simulated(k->spec[k->n], e, sizeof e))) {
-      if (strchr(spec, ';'))
-        snprintf(err, errlen, "kind %zu ('%s'): %s", k->n + 1, k->spec[k->n], e);
-      else
-        snprintf(err, errlen, "%s", e);
-      return -1;
-    }
-    ncpu = xray__machine_cpus(m, NULL, 0);
-    xray_machine_free(m);
-    spec_kind_name(k->spec[k->n], k->k[k->n].name, sizeof k->k[k->n].name);
-    if (!k->k[k->n].name[0])
-      snprintf(k->k[k->n].name, sizeof k->k[k->n].name, "kind%zu", k->n + 1);
-    for (c = 0; c < ncpu && c < XRAY__MAX_CPUS; c++)
-      k->k[k->n].cpu[c] = next + c;
-    k->k[k->n].ncpu = c;
-    next += ncpu;
-    k->n++;
-    if (!p[len])
-      return 0;
-    p += len + 1;
-  }
-}
-
 xray_kinds *
 xray_kinds_find(const char *simulate, char *err, size_t errlen)
 {
@@ -131,10 +65,15 @@ xray_kinds_find(const char *simulate, char *err, size_t errlen)
     return NULL;
   }
   if (simulate) {
-    if (kinds_of_spec(k, simulate, err, errlen)) {
+    int n =
+        xray__sim_kinds(simulate, k->k, XRAY__KINDS_MAX, k->source, sizeof k->source, err, errlen);
+    if (n < 0 || !(k->spec = strdup(simulate))) {
+      if (n >= 0)
+        snprintf(err, errlen, "out of memory");
       xray_kinds_free(k);
       return NULL;
     }
+    k->n = (size_t) n;
   } else {
     k->n = (size_t) xray__os_kinds(k->k, XRAY__KINDS_MAX, k->source, sizeof k->source);
     if (k->n < 2) {
@@ -182,8 +121,8 @@ xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen)
     snprintf(err, errlen, "there is no kind %zu (the machine has %zu)", i + 1, k->n);
     return NULL;
   }
-  if (k->spec[i])
-    return xray_machine_simulated(k->spec[i], err, errlen);
+  if (k->spec)
+    return xray__sim_kind_machine(k->spec, (int) i, err, errlen);
   if (k->n > 1) {
     /* The binding the caller had comes back with xray_kinds_free. */
     if (!k->mask) {
@@ -205,15 +144,12 @@ xray_kinds_machine(xray_kinds *k, size_t i, char *err, size_t errlen)
 void
 xray_kinds_free(xray_kinds *k)
 {
-  size_t i;
-
   if (!k)
     return;
   if (k->mask && k->nmask > 0)
     xray__bind(k->mask, k->nmask < XRAY__MAX_CPUS ? k->nmask : XRAY__MAX_CPUS);
   free(k->mask);
-  for (i = 0; i < XRAY__KINDS_MAX; i++)
-    free(k->spec[i]);
+  free(k->spec);
   free(k);
 }
 
