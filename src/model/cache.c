@@ -144,11 +144,13 @@ lru_access(unsigned long *tag, struct xray__ring *r, unsigned long ways, unsigne
 static unsigned long
 find(const unsigned long *tag, unsigned long ways, unsigned long lineaddr)
 {
-  unsigned long w;
+  unsigned long w = ways, at = ways;
 
-  for (w = 0; w < ways && tag[w] != lineaddr; w++)
-    ;
-  return w;
+  /* Every way is compared, with no exit from the loop: which way holds
+   * the line is a guess the host's branch predictor would mostly lose. */
+  while (w-- > 0)
+    at = tag[w] == lineaddr ? w : at;
+  return at;
 }
 
 /* Access one line address; returns 1 on a miss (the line is then

@@ -42,6 +42,27 @@ xray__cache_set(const struct xray__cache *c, unsigned long a)
 {
   return c->setmask ? a & c->setmask : a % c->sets;
 }
+/* Ask the host to bring the set of line address a into its caches, as
+ * a hint only (nothing in c changes): a model of a large level is larger
+ * than the host's caches, and a chase that knows its next addresses
+ * hides the host's misses on the set's tags behind the accesses before. */
+static inline void
+xray__cache_prefetch(const struct xray__cache *c, unsigned long a)
+{
+#if defined(__GNUC__)
+  unsigned long set = xray__cache_set(c, a), w;
+  const unsigned long *tag = c->tag + set * c->ways;
+
+  for (w = 0; w < c->ways; w += 64 / sizeof *tag)
+    __builtin_prefetch(tag + w);
+  __builtin_prefetch(&c->ring[set]);
+  if (c->policy == XRAY__POL_PLRU)
+    __builtin_prefetch(&c->age[set]);
+#else
+  (void) c;
+  (void) a;
+#endif
+}
 /* Access one line address; 1 on a miss (the line is then allocated), and
  * in *evicted (if not NULL) the line it displaced, or ~0. */
 int xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long *evicted);

@@ -68,6 +68,14 @@ physical(struct sim *m, uint64_t va)
   return pmap_get(m, va / m->colour) * m->colour + va % m->colour;
 }
 
+/* pa of va where the page map need not be asked (no colouring), else
+ * ~0: the hint for a load comes before the load gives its page a frame. */
+static uint64_t
+physical_known(const struct sim *m, uint64_t va)
+{
+  return m->colour ? ~UINT64_C(0) : va;
+}
+
 /* Bring the line of pa into levels from..nlev-1 and below it; returns the
  * index of the level that had it (nlev: memory).  Every level is indexed
  * by physical address: for an L1 whose way fits in a page (VIPT, as L1s
@@ -229,6 +237,48 @@ load(struct sim *m, uint64_t va, int huge, uint64_t *slot)
   return cyc;
 }
 
+/* How many loads of a chase ahead the host is asked for the sets they
+ * will touch (xray__cache_prefetch): enough to cover a host miss to
+ * memory with the loads between, few enough that the sets are still in
+ * the host's caches when their turn comes. */
+#define AHEAD 8
+
+/* The hint for a load of va whose physical address is pa (~0: not known
+ * yet, no hint): its set at every level and in the TLBs. */
+static void
+ahead(const struct sim *m, uint64_t va, int huge, uint64_t pa)
+{
+  int i;
+
+  if (pa == ~UINT64_C(0))
+    return;
+  for (i = 0; i < m->nlev; i++)
+    xray__cache_prefetch(&m->lev[i], xray__cache_lineof(&m->lev[i], pa));
+  if (m->ntlb && !huge) {
+    xray__cache_prefetch(&m->tlb[0], xray__cache_lineof(&m->tlb[0], va));
+    if (m->ntlb > 1)
+      xray__cache_prefetch(&m->tlb[1], xray__cache_lineof(&m->tlb[1], va));
+  }
+}
+
+/* loads loads of chase c from its first, cyclically, with the hints
+ * AHEAD loads ahead; their cycles' sum. */
+static double
+chase_loads(struct sim *m, const struct xray__chase *c, int huge, uint64_t *pa, size_t loads)
+{
+  uint64_t b = huge ? HUGE_BASE : SMALL_BASE;
+  size_t i = 0, j = AHEAD % c->n, done;
+  double sum = 0;
+
+  for (done = 0; done < loads; done++) {
+    ahead(m, b + c->off[j], huge, pa ? pa[j] : physical_known(m, b + c->off[j]));
+    sum += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+    i = i + 1 < c->n ? i + 1 : 0;
+    j = j + 1 < c->n ? j + 1 : 0;
+  }
+  return sum;
+}
+
 /* A chase's slots for load: none where physical addresses are the
  * virtual ones, or without memory (each load then asks the page map). */
 static uint64_t *
@@ -252,9 +302,9 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
 {
   struct sim *m = (struct sim *) base;
   int huge = c->arena == XRAY__ARENA_HUGE;
-  uint64_t b = huge ? HUGE_BASE : SMALL_BASE, *pa;
-  size_t i, loads, done = 0;
-  double sum = 0;
+  uint64_t *pa;
+  size_t loads;
+  double sum;
   int pass;
 
   if (!m->nlev)
@@ -267,13 +317,11 @@ xray__sim_chase(xray_machine *base, const struct xray__chase *c)
   /* A quick draw (one of many to be averaged) warms with one traversal,
    * as the real machine does. */
   for (pass = 0; pass < (c->quick ? 1 : 2); pass++)
-    for (i = 0; i < c->n; i++)
-      load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+    chase_loads(m, c, huge, pa, c->n);
   loads = c->n < SIM_LOADS_MIN ? SIM_LOADS_MIN : c->n > SIM_LOADS_MAX ? SIM_LOADS_MAX : c->n;
   if (c->quick && loads > SIM_LOADS_QUICK)
     loads = SIM_LOADS_QUICK;
-  for (i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
-    sum += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+  sum = chase_loads(m, c, huge, pa, loads);
   free(pa);
   return xray__sim_noise(m, sum / (double) loads);
 }
@@ -284,10 +332,9 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
 {
   struct sim *m = (struct sim *) base;
   int huge = c->arena == XRAY__ARENA_HUGE, pass;
-  uint64_t b = huge ? HUGE_BASE : SMALL_BASE, *pa;
+  uint64_t *pa;
   struct xray__cstats st;
-  size_t i, k;
-  long done;
+  size_t k;
 
   if (!m->nlev || c->n == 0 || loads < 1) {
     snprintf(base->error, sizeof base->error, "the simulated machine has no data cache");
@@ -295,14 +342,12 @@ xray__sim_cevents(xray_machine *base, const char *const *names, size_t n,
   }
   pa = physical_slots(m, c->n);
   for (pass = 0; pass < 2; pass++)
-    for (i = 0; i < c->n; i++)
-      load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+    chase_loads(m, c, huge, pa, c->n);
   memset(&st, 0, sizeof st);
   memset(m->served, 0, sizeof m->served);
   m->pf_fetched = m->tlb_missed = 0;
   m->counting = 1;
-  for (done = 0, i = 0; done < loads; done++, i = i + 1 < c->n ? i + 1 : 0)
-    st.cycles += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
+  st.cycles = chase_loads(m, c, huge, pa, (size_t) loads);
   free(pa);
   m->counting = 0;
   memcpy(st.served, m->served, sizeof st.served);
