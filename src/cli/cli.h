@@ -16,8 +16,7 @@ enum xray_cli_out {
   XRAY_CLI_OUT_MACHINE, /* a recording's machine and cpuinfo files */
   XRAY_CLI_OUT_CPUINFO,
   XRAY_CLI_OUT_PLOT_INDEX, /* a plot's plots.txt and the image drawn */
-  XRAY_CLI_OUT_PLOT_IMAGE,
-  XRAY_CLI_OUTS
+  XRAY_CLI_OUT_PLOT_IMAGE
 };
 void xray_cli_out_guard(void);
 FILE *xray_cli_out_open(enum xray_cli_out which, const char *path);

@@ -20,20 +20,35 @@ static const char *prog = "xray";
  * never replaced.  A path that cannot be written is refused before any
  * measuring. */
 struct outfile {
-  char *path, *tmp; /* the file renamed over (a link's target); NULL: direct */
+  struct outfile *next;
+  enum xray_cli_out which;
+  char *path; /* the file renamed over (a link's target); NULL: direct */
+  char *volatile tmp; /* set once the temporary exists, for the handler */
   FILE *f;
 };
-/* Indexed by enum xray_cli_out (cli.h). */
-static struct outfile outs[XRAY_CLI_OUTS];
+/* The outputs this run opened, the newest first.  A signal's handler
+ * walks them, so an entry is whole before it is linked in, and its tmp
+ * is set with signals held (out_open). */
+static struct outfile *volatile outs;
 
 static void
 remove_temps(void)
 {
-  size_t i;
+  struct outfile *o;
 
-  for (i = 0; i < sizeof outs / sizeof *outs; i++)
-    if (outs[i].tmp)
-      unlink(outs[i].tmp);
+  for (o = outs; o; o = o->next)
+    if (o->tmp)
+      unlink(o->tmp);
+}
+
+static struct outfile *
+out_find(enum xray_cli_out which)
+{
+  struct outfile *o;
+
+  for (o = outs; o && o->which != which; o = o->next)
+    ;
+  return o;
 }
 
 static void
@@ -87,9 +102,10 @@ static FILE *
 out_open(struct outfile *o, const char *path)
 {
   struct stat st;
-  char *target = NULL;
+  char *target = NULL, *tmp;
+  sigset_t all, old;
   mode_t mode;
-  int fd, exists;
+  int fd, exists, e;
 
   if (strcmp(path, "-") == 0)
     return o->f = stdout;
@@ -110,20 +126,27 @@ out_open(struct outfile *o, const char *path)
     return o->f;
   }
   o->path = target;
-  if (!(o->tmp = malloc(strlen(target) + 16))) {
+  if (!(tmp = malloc(strlen(target) + 16))) {
     fprintf(stderr, "%s: out of memory\n", prog);
     exit(1);
   }
-  sprintf(o->tmp, "%s.tmpXXXXXX", target);
+  sprintf(tmp, "%s.tmpXXXXXX", target);
   /* mkstemp makes the file 0600: it gets the mode of the file it replaces,
    * or a new file's. */
   mode = umask(0);
   umask(mode);
   mode = exists ? st.st_mode & 07777 : 0666 & ~mode;
-  if ((fd = mkstemp(o->tmp)) < 0) {
-    free(o->tmp);
-    o->tmp = NULL;
-    out_refuse(path, errno == ENOENT ? "no such directory" : strerror(errno));
+  /* A signal finds the temporary named as soon as it exists, and never a
+   * name that is not yet xray's. */
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  if ((fd = mkstemp(tmp)) >= 0)
+    o->tmp = tmp;
+  e = errno;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (fd < 0) {
+    free(tmp);
+    out_refuse(path, e == ENOENT ? "no such directory" : strerror(e));
   }
   if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
     fprintf(stderr, "%s: cannot write '%s': %s\n", prog, path, strerror(errno));
@@ -153,8 +176,11 @@ out_commit(struct outfile *o, const char *name)
   bad = ferror(o->f) | fclose(o->f);
   o->f = NULL;
   if (!bad && (!o->tmp || rename(o->tmp, o->path) == 0)) {
-    free(o->tmp);
+    char *tmp = o->tmp;
     o->tmp = NULL;
+    free(tmp);
+    free(o->path);
+    o->path = NULL;
     return 0;
   }
   fprintf(stderr, "%s: cannot write '%s': %s\n", prog, name, strerror(errno ? errno : EIO));
@@ -164,7 +190,7 @@ out_commit(struct outfile *o, const char *name)
 int
 xray_cli_stdout_done(void)
 {
-  struct outfile o = { NULL, NULL, stdout };
+  struct outfile o = { NULL, XRAY_CLI_OUT_RESULTS, NULL, NULL, stdout };
 
   return out_commit(&o, "-") ? 1 : 0;
 }
@@ -172,19 +198,34 @@ xray_cli_stdout_done(void)
 FILE *
 xray_cli_out_open(enum xray_cli_out which, const char *path)
 {
-  return out_open(&outs[which], path);
+  struct outfile *o = out_find(which);
+
+  if (!o) {
+    if (!(o = calloc(1, sizeof *o))) {
+      fprintf(stderr, "%s: out of memory\n", prog);
+      exit(1);
+    }
+    o->which = which;
+    o->next = outs;
+    outs = o;
+  }
+  return out_open(o, path);
 }
 
 FILE *
 xray_cli_out_file(enum xray_cli_out which)
 {
-  return outs[which].f;
+  struct outfile *o = out_find(which);
+
+  return o ? o->f : NULL;
 }
 
 int
 xray_cli_out_commit(enum xray_cli_out which, const char *name)
 {
-  return out_commit(&outs[which], name);
+  struct outfile *o = out_find(which);
+
+  return o ? out_commit(o, name) : 0;
 }
 
 void
