@@ -58,7 +58,9 @@ best() { sort -n -k6 | tail -n 1; }
 tm=$(configure "$dir/model")
 model=$("$dir/model/dgemm" -n "$n" -r "$reps")
 echo "model, xray's values ($tm s to configure and build): $model"
-grep -h "not established" "$dir/model/tile.h" || true
+# The values the model rested on and what each rule chose (tile.h's
+# comments), then what configure said of the caches.
+sed -n '2,$s|^/\* \(.*\) \*/$|  \1|p' "$dir/model/tile.h"
 # What configure said of the values the model uses most.
 grep -h -e "^checking L1 data cache capacity" -e "^checking L2 cache capacity" "$dir/model/configure.out" || true
 if [ -n "$published" ]; then
@@ -66,6 +68,7 @@ if [ -n "$published" ]; then
   tp=$(configure "$dir/pub" $published)
   pub=$("$dir/pub/dgemm" -n "$n" -r "$reps")
   echo "model, published values ($tp s): $pub"
+  sed -n '2,$s|^/\* \(.*\) \*/$|  \1|p' "$dir/pub/tile.h"
 fi
 
 # The search: every MU x NU whose accumulators the vector registers could

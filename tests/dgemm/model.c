@@ -15,13 +15,17 @@
 #include <math.h>
 #include <stdio.h>
 
-/* Each value configure defined, or the default with its name noted. */
+/* Each value configure defined, or the default; tile.h names each value
+ * the model rests on and where it came from, so that a choice that loses
+ * to the search shows its inputs. */
 static int defaults;
 static long
 value(long v, long fallback, const char *name)
 {
-  if (v > 0)
+  if (v > 0) {
+    printf("/* %s %ld (configure) */\n", name, v);
     return v;
+  }
   printf("/* %s: not established by configure, %ld assumed */\n", name, fallback);
   defaults++;
   return fallback;
@@ -114,6 +118,11 @@ main(void)
   /* Vectors where xray counted vector registers of a known width; else
    * scalar doubles in the floating-point registers. */
   vb = XRAY_VEC_BYTES_OR > 8 && XRAY_NUM_VEC_REGS_OR > 0 ? XRAY_VEC_BYTES_OR : 8;
+  if (vb > 8)
+    printf("/* XRAY_VEC_BYTES %ld, XRAY_NUM_VEC_REGS %ld (configure): vector tiles */\n", vb,
+           (long) XRAY_NUM_VEC_REGS_OR);
+  else
+    printf("/* no vector width and count from configure: scalar tiles */\n");
   nr = vb > 8 ? XRAY_NUM_VEC_REGS_OR : VALUE(XRAY_NUM_FP_REGS, 16);
   vl = vb / 8;
 
@@ -132,10 +141,15 @@ main(void)
       if (ok > was || (ok == was && (gain > 1e-9 || (fabs(gain) <= 1e-9 && m * n > mu * nu))))
         mu = m, nu = n;
     }
+  printf("/* registers: tile %ld x %ld, %ld + %ld + 1 of %ld registers, %.2f multiply-adds a "
+         "load */\n",
+         mu, nu, mu * nu, mu, nr, (double) (mu * nu) / (double) (mu + nu));
   if (mu * nu < flat * frate)
     printf("/* %ld accumulators are fewer than FMA latency x rate (%ld): the registers "
            "allow no more */\n",
            mu * nu, flat * frate);
+  else
+    printf("/* %ld accumulators cover FMA latency x rate (%ld) */\n", mu * nu, flat * frate);
 
   /* L1D (Sec. IV-C, LRU replacement): the NB x NB block of A, a panel of
    * B and of C, the panels counted three and two times over (LRU keeps
@@ -148,9 +162,12 @@ main(void)
     if (ceil_div(nb * nb, b1) + 3 * ceil_div(nb * nu, b1) + 2 * ceil_div(mu * vl * nu, b1)
         > c1 / 8 / b1)
       break;
-  if (nb > step_nb)
+  if (nb > step_nb) {
     nb -= step_nb;
-  else
+    printf("/* L1D: the largest NB, a multiple of %ld, whose block, panels and tile fit "
+           "%ld bytes: %ld */\n",
+           step_nb, c1, nb);
+  } else
     printf("/* one tile's block of %ld x %ld does not fit the L1D */\n", nb, nb);
   /* The L2 (Goto and van de Geijn, 2008): a tile loads only MU vectors of
    * A for MU NU multiply-adds, which an L2 feeds, so the block of A may
@@ -174,6 +191,9 @@ main(void)
   for (ku = 1; ku * step < (double) (l1lat + flat) && ku < 16; ku *= 2)
     ;
   pfd = (long) ceil((double) l2lat / step);
+  printf("/* a k step takes %.1f cycles: KU %ld steps span L1D + FMA latency (%ld), PFD %ld the "
+         "L2's (%ld) */\n",
+         step, ku, l1lat + flat, pfd, l2lat);
 
   printf("#define VB %ld /* bytes a vector */\n", vb);
   printf("#define MU %ld /* vectors of A in a register tile */\n", mu);
