@@ -12,19 +12,17 @@
 #define FUSED 0.85
 /* The chains' three runs agree within this to be confirmed. */
 #define RUNS_AGREE 0.05
-/* Cycles are the chains' time at the clock calibrated at the start.  A
- * core slowed for a while (a tenant on its sibling thread, a clock that
- * drops after wide instructions) makes all three runs agree on too many
- * cycles, so an add chain, one cycle an add, is timed just before and
- * just after them (the best of CLOCK_BURSTS bursts each); the chains'
- * figures are confirmed only where both run within CLOCK_HOLDS of the
- * calibrated clock. */
+/* Cycles are the chains' time at the clock calibrated when the machine
+ * was made, which moves (a clock that steps with the host's load, or
+ * drops after wide instructions) and makes all three runs agree on a
+ * wrong count.  So an add chain, one cycle an add, is timed just before
+ * and just after them (the best of CLOCK_BURSTS bursts each): where the
+ * two agree within CLOCK_HOLDS of the calibrated clock, the chains ran at
+ * their mean, and their cycles are counted at it; where they do not, the
+ * clock moved while the chains ran, and their figures are not
+ * confirmed. */
 #define CLOCK_BURSTS 3
 #define CLOCK_HOLDS 0.05
-
-/* Cycles per instruction of the machine code's FMA with `chains`
- * independent chains (1: the latency): the point at chains of kernel
- * "chains". */
 static struct xray__got
 fma_point(xray_machine *m, int chains)
 {
@@ -51,27 +49,29 @@ clock_now(xray_machine *m, int at)
   return best;
 }
 
-/* Doubt lat and per where the clock around their chains (before, after:
- * MHz) strayed from the calibrated one. */
-static void
-clock_check(const xray_machine *m, double before, double after, xray_value *lat, xray_value *per)
+/* The factor that turns the chains' cycles at the calibrated clock into
+ * cycles at the clock around them (before, after: MHz), written into
+ * how; 0 where that clock moved while they ran (why in how), and 1
+ * where it cannot be told (no calibrated clock, or no add chain). */
+static double
+clock_factor(const xray_machine *m, double before, double after, char *how, size_t len)
 {
-  double f = m->core_hz / 1e6, off;
+  double f = m->core_hz / 1e6;
 
+  how[0] = 0;
   if (!(f > 0) || isnan(before) || isnan(after))
-    return;
-  off = fmax(fabs(before - f), fabs(after - f)) / f;
-  if (off <= CLOCK_HOLDS)
-    return;
-  xray__value_doubt(lat,
-                    "; not confirmed: an add chain ran at %.0f and %.0f MHz around the chains, "
-                    "not the %.0f they are counted at",
-                    before, after, f);
-  if (per->source == XRAY_SOURCE_MEASURED)
-    xray__value_doubt(per,
-                      "; not confirmed: an add chain ran at %.0f and %.0f MHz around the "
-                      "chains, not %.0f",
-                      before, after, f);
+    return 1;
+  if (fabs(before - after) > CLOCK_HOLDS * f) {
+    snprintf(how, len,
+             "; not confirmed: an add chain ran at %.0f and %.0f MHz around the chains: the "
+             "clock moved while they ran",
+             before, after);
+    return 0;
+  }
+  if (fabs((before + after) / 2 - f) > 0.005 * f)
+    snprintf(how, len, "; counted at the %.0f MHz an add chain ran at around them (not %.0f)",
+             (before + after) / 2, f);
+  return (before + after) / 2 / f;
 }
 
 /* Whether the compiler fuses a*b+c (have), from the two kernels t: 1, 0,
@@ -127,8 +127,8 @@ run_fma(xray_machine *m, xray_report *r)
   xray_value *isa = xray__report_param(r, "XRAY_HAVE_FMA_ISA", NULL, NULL);
   xray_value *lat = xray__report_param(r, "XRAY_FMA_LATENCY", NULL, NULL);
   xray_value *per = xray__report_param(r, "XRAY_FMA_PER_CYCLE", NULL, NULL);
-  char err[200];
-  double l1, l12, chain = NAN, before, after;
+  char err[200], clocked[160], how[240];
+  double l1, l12, chain = NAN, before, after, scale;
   struct xray__got got;
   int fused, lat_apart, per_apart;
 
@@ -161,20 +161,25 @@ run_fma(xray_machine *m, xray_report *r)
   l1 = three_runs(m, 1, got.y, &lat_apart);
   l12 = three_runs(m, 12, fma_point(m, 12).y, &per_apart);
   after = clock_now(m, CLOCK_BURSTS);
+  if ((scale = clock_factor(m, before, after, clocked, sizeof clocked)) > 0) {
+    l1 *= scale;
+    l12 *= scale;
+  } else
+    lat_apart = per_apart = 1;
   xray__value_measured(isa, 1, "ran a fused multiply-add instruction");
-  xray__value_measured(lat, xray__quantize(l1), "dependent chain of the machine instruction");
+  snprintf(how, sizeof how, "dependent chain of the machine instruction%s", clocked);
+  xray__value_measured(lat, xray__quantize(l1), how);
   lat->exact = l1;
   lat->unconfirmed = lat_apart;
-  xray__value_ns(m, lat, l1);
+  xray__value_ns(m, lat, l1 / (scale > 0 ? scale : 1)); /* the chain's time */
   if (l12 > 0) {
     double ii = xray__quantize(l12);
-    xray__value_measured(per, floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii,
-                         "12 independent chains of the machine instruction");
+    snprintf(how, sizeof how, "12 independent chains of the machine instruction%s", clocked);
+    xray__value_measured(per, floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii, how);
     per->exact = 1 / l12;
     per->unconfirmed = per_apart;
   } else
     xray__value_unknown(per, m->error);
-  clock_check(m, before, after, lat, per);
   return 0;
 }
 

@@ -246,22 +246,31 @@ sim_kinfo(xray_machine *base, size_t i, double *stack)
   return avail;
 }
 
-/* Noise only ever slows a window down; the clock drifts with simulated
- * time, and swings for a part of each probe's run from 0.4 of the way on. */
+/* The clock now against the one the machine was made with: it drifts
+ * with simulated time, and swings for a part of each probe's run from
+ * 0.4 of the way on. */
+static double
+clock_now(const struct sim *m)
+{
+  double phase = fmod(m->cpu.t, 1.0);
+
+  return (1 + m->cpu.drift * m->cpu.t)
+      * (phase > 0.4 && phase <= 0.4 + m->cpu.swing_for + 1e-9 ? 1 + m->cpu.swing : 1);
+}
+
+/* Noise only ever slows a window down. */
 static double
 sim_clock(xray_machine *base, double *tsc_hz)
 {
   struct sim *m = (struct sim *) base;
-  double slow = xray__sim_slowdown(m), phase;
+  double slow = xray__sim_slowdown(m);
 
   *tsc_hz = m->cpu.tsc * 1e6;
   if (m->cpu.hidden)
     return xray__machine_fail(base, XRAY__FAIL_ABSENT,
                               "the simulated core's clock cannot be timed (clock=none)");
   m->cpu.t += 0.025; /* a probe's 40 bursts span the drift */
-  phase = fmod(m->cpu.t, 1.0);
-  return m->cpu.mhz * 1e6 * (1 + m->cpu.drift * m->cpu.t)
-      * (phase > 0.4 && phase <= 0.4 + m->cpu.swing_for + 1e-9 ? 1 + m->cpu.swing : 1) / slow;
+  return m->cpu.mhz * 1e6 * clock_now(m) / slow;
 }
 
 static double
@@ -274,7 +283,9 @@ sim_fma(xray_machine *base, int chains)
     return xray__machine_fail(base, XRAY__FAIL_ABSENT,
                               "the simulated processor has no FMA instruction");
   chains = chains == 1 ? 1 : 12;
-  return xray__sim_noise(m, fmax(c->lat[1][3] / chains, 1 / c->thru[1][3]));
+  /* Cycles as a real machine counts them: the time at the clock it was
+   * made with, so that a clock that moved since shows. */
+  return xray__sim_noise(m, fmax(c->lat[1][3] / chains, 1 / c->thru[1][3]) / clock_now(m));
 }
 
 static int
