@@ -105,8 +105,21 @@ compiler_fuses(xray_machine *m, xray_value *have, double *chain)
   return fused;
 }
 
+/* FMAs started a cycle from the cycles an FMA of 12 chains takes: a
+ * whole number where there is one, as ports issue whole instructions. */
+static double
+rate_of(double cycles)
+{
+  double ii = xray__quantize(cycles);
+
+  return floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii;
+}
+
 /* The median of three runs of the chains' point; *apart, whether they
- * disagree. */
+ * disagree: the latency's by more than RUNS_AGREE, the rate's (12
+ * chains) on the number of FMAs a cycle: a core's issue of 12 chains
+ * can settle a few per cent apart from run to run at the same whole
+ * rate, which is the value, where all three give it. */
 static double
 three_runs(xray_machine *m, int chains, double first, int *apart)
 {
@@ -116,7 +129,10 @@ three_runs(xray_machine *m, int chains, double first, int *apart)
   v[0] = first;
   for (i = 1; i < 3; i++)
     v[i] = fma_point(m, chains).y;
-  *apart = fmax(v[0], fmax(v[1], v[2])) > (1 + RUNS_AGREE) * fmin(v[0], fmin(v[1], v[2]));
+  if (chains == 1)
+    *apart = fmax(v[0], fmax(v[1], v[2])) > (1 + RUNS_AGREE) * fmin(v[0], fmin(v[1], v[2]));
+  else
+    *apart = rate_of(v[0]) != rate_of(v[1]) || rate_of(v[1]) != rate_of(v[2]);
   return xray__median(v, 3);
 }
 
@@ -173,9 +189,8 @@ run_fma(xray_machine *m, xray_report *r)
   lat->unconfirmed = lat_apart;
   xray__value_ns(m, lat, l1 / (scale > 0 ? scale : 1)); /* the chain's time */
   if (l12 > 0) {
-    double ii = xray__quantize(l12);
     snprintf(how, sizeof how, "12 independent chains of the machine instruction%s", clocked);
-    xray__value_measured(per, floor(1 / ii + 0.5) >= 1 ? floor(1 / ii + 0.5) : 1 / ii, how);
+    xray__value_measured(per, rate_of(l12), how);
     per->exact = 1 / l12;
     per->unconfirmed = per_apart;
   } else
