@@ -110,9 +110,9 @@ caches_conflicts(struct cc *c, const struct level *L, const uint64_t *set, size_
 #define MAX_BACKTRACKS 12
 /* A reduction that has not ended after this many tests for each page it
  * started from is stalled on a set whose conflict comes and goes (an
- * adaptive policy): another from fresh pages does better.  Those that end
- * took 0.3 tests a page on Zen 4's L2; stalled ones ran on to 4.6 and
- * used up the budget. */
+ * adaptive policy): another from fresh pages does better.  A stalled one
+ * goes on re-chasing the same set and would spend the whole budget; 1.5
+ * a page leaves one that is still shrinking its set room to end. */
 #define REDUCE_TESTS_PER_PAGE 1.5
 static size_t
 caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int aguess,

@@ -95,12 +95,12 @@ ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double
  * pass (so a lone disturbed point below the edge does not end it):
  * the floor is the median cost left of the fitted ramp, and a point has
  * left it once it is above by a sixth of a page's rise or a twentieth of
- * the whole step, whichever is less (the first page past this host's
- * 64-entry DTLB costs a tenth of a miss), or by three times the spread of
- * the points left of the ramp (their median deviation: the page at the
- * edge may already sit a little above the floor, and a disturbed packed
- * chain can put one below it), whichever is more.  0 if the pass shows no
- * ramp. */
+ * the whole step, whichever is less (under a replacement that is not
+ * LRU the first page past the level costs only a fraction of a miss), or
+ * by three times the spread of the points left of the ramp (their median
+ * deviation: the page at the edge may already sit a little above the
+ * floor, and a disturbed packed chain can put one below it), whichever is
+ * more.  0 if the pass shows no ramp. */
 static size_t
 flat_end(const double *x, const double *y, size_t n, double height)
 {

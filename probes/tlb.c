@@ -253,8 +253,8 @@ recount_l2(struct tc *c, struct found *f)
 {
   /* A second level's count with no ways to check it against needs another
    * view: the count at half the stride (twice the pages), which must come
-   * out the same within a stride's worth of entries.  (Zen 5 read
-   * 4000-4734 for 4096 with its ways unknown.) */
+   * out the same within a stride's worth of entries: a count from one
+   * stride alone can sit anywhere on a ramp that is not clean. */
   if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed) {
     size_t s2 = f->stride[1] / 2, k2 = 0;
     double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
