@@ -57,6 +57,7 @@ struct geo {
   uint64_t big; /* the power of two nearest c: a multiple of any way span */
   struct xray__piece p[2 * KMAX];
   int link; /* how a piece leaves for the next (XRAY__LINK_JUMP or _RETURN) */
+  uint64_t apart; /* the line experiment's stride between pieces (line_at) */
   int failed; /* a draw could not be timed: m->error says why */
   double deadline; /* where measurements take real time: the budget */
 };
@@ -257,14 +258,14 @@ static size_t
 line_once(struct geo *g, size_t k, int how, uint64_t hi, double ref, char *why, size_t wl)
 {
   uint64_t s;
-  int f = fits(g, k, g->big, g->s->len, how, 8, ref);
+  int f = fits(g, k, g->apart, g->s->len, how, 8, ref);
 
   if (f == 1)
     snprintf(why, wl, "pieces 8 bytes apart already fit (a line under 16 bytes?)");
   if (f != 0)
     return 0;
   for (s = 16; s <= hi; s *= 2) {
-    if ((f = fits(g, k, g->big, g->s->len, how, s, ref)) < 0)
+    if ((f = fits(g, k, g->apart, g->s->len, how, s, ref)) < 0)
       return 0;
     if (f == 1)
       break;
@@ -274,7 +275,7 @@ line_once(struct geo *g, size_t k, int how, uint64_t hi, double ref, char *why, 
              (unsigned long long) hi);
     return 0;
   }
-  if ((f = fits(g, k, g->big, g->s->len, how, s - 8, ref)) != 0) {
+  if ((f = fits(g, k, g->apart, g->s->len, how, s - 8, ref)) != 0) {
     if (f == 1)
       snprintf(why, wl,
                "moved %llu bytes the pieces fit, but %llu already did: no edge at a "
@@ -442,12 +443,12 @@ failed:
   xray__value_unknown(v, g->m->error[0] ? g->m->error : "a chain could not be timed");
 }
 
-/* The line size: X-Ray's block-size experiment, moving the second half
- * and moving every other piece in turn until the two agree (a noisy
- * decision moves one search's result anywhere, rarely to the same place
- * twice). */
+/* The line size: X-Ray's block-size experiment on pieces of kern linked
+ * by link, apart bytes apart, moving the second half and moving every
+ * other piece in turn until the two agree (a noisy decision moves one
+ * search's result anywhere, rarely to the same place twice). */
 static void
-line_at(struct geo *g, uint64_t span, const char *kern, int link, xray_value *v)
+line_at(struct geo *g, uint64_t span, uint64_t apart, const char *kern, int link, xray_value *v)
 {
   static const int how[] = { MOVE_HALF, MOVE_ODD, MOVE_HALF, MOVE_ODD, MOVE_HALF };
 #define NHOW (sizeof how / sizeof *how)
@@ -459,11 +460,12 @@ line_at(struct geo *g, uint64_t span, const char *kern, int link, xray_value *v)
 
   g->s = xray__stmt_find(kern);
   g->link = link;
-  ref1 = chain_time(g, 1, g->big, g->s->len);
-  n1 = isnan(ref1) ? -1 : first_conflict(g, g->big, g->s->len, ref1, 1);
+  g->apart = apart;
+  ref1 = chain_time(g, 1, g->apart, g->s->len);
+  n1 = isnan(ref1) ? -1 : first_conflict(g, g->apart, g->s->len, ref1, 1);
   if (n1 == 0)
     snprintf(why, sizeof why, "%d one-statement pieces %llu bytes apart fit one set", KMAX,
-             (unsigned long long) g->big);
+             (unsigned long long) g->apart);
   if (n1 <= 0) {
     xray__value_unknown(v, n1 < 0 ? g->m->error : why);
     return;
@@ -471,12 +473,12 @@ line_at(struct geo *g, uint64_t span, const char *kern, int link, xray_value *v)
   /* Each half a quarter short of what one set holds, so that it fits
    * with room to spare; the whole is then half as much again over. */
   k = 2 * ((size_t) n1 - 1 - ((size_t) n1 - 1) / 4);
-  ref = chain_time(g, k / 2, g->big, g->s->len);
+  ref = chain_time(g, k / 2, g->apart, g->s->len);
   snprintf(method, sizeof method,
            "%s; %zu one-statement pieces%s %llu bytes apart, half of them (the second half, or "
            "every other one) moved until the chain fits (X-Ray's block-size experiment):",
            g->m->code_words, k, link == XRAY__LINK_RETURN ? " left by returns" : "",
-           (unsigned long long) g->big);
+           (unsigned long long) g->apart);
   for (i = 0; i < NHOW && !isnan(ref); i++) {
     size_t len = strlen(method);
     char w1[200] = "";
@@ -518,11 +520,10 @@ line_value(struct geo *g, uint64_t span, xray_value *v)
 {
   char first[XRAY__REASON_LEN];
 
-  line_at(g, span, "nop8", XRAY__LINK_JUMP, v);
+  line_at(g, span, g->big, "nop8", XRAY__LINK_JUMP, v);
   if (v->source == XRAY_SOURCE_UNKNOWN && !g->failed && span && span < g->big) {
     snprintf(first, sizeof first, "%s", v->reason);
-    g->big = span;
-    line_at(g, span, "nop4", XRAY__LINK_RETURN, v);
+    line_at(g, span, span, "nop4", XRAY__LINK_RETURN, v);
     if (v->source == XRAY_SOURCE_UNKNOWN) {
       char both[XRAY__REASON_LEN];
       snprintf(both, sizeof both, "%s; pieces left by returns %llu bytes apart: %s", first,

@@ -190,7 +190,7 @@ out_commit(struct outfile *o, const char *name)
 int
 xray_cli_stdout_done(void)
 {
-  struct outfile o = { NULL, XRAY_CLI_OUT_RESULTS, NULL, NULL, stdout };
+  struct outfile o = { .f = stdout };
 
   return out_commit(&o, "-") ? 1 : 0;
 }
