@@ -39,6 +39,7 @@ struct xray__sampler {
   uint64_t target; /* ticks per sample */
   int want; /* accepted samples wanted */
   int min_attempts, max_attempts;
+  int hopeless; /* attempts after which a point with none accepted stops */
   double tolerance; /* reference gate */
   double deadline; /* xray__now() after which we hurry */
   int unsure; /* points with fewer than 2 accepted samples */

@@ -96,6 +96,7 @@ xray__sampler_init(struct xray__sampler *s, double seconds)
   s->want = 4;
   s->min_attempts = 8;
   s->max_attempts = 200;
+  s->hopeless = 40;
   s->tolerance = 0.05;
   s->deadline = xray__now() + seconds;
   s->unsure = 0;
@@ -169,6 +170,14 @@ xray__measure(struct xray__sampler *s, const struct xray__kernel *k, struct xray
       low2_add(&good_t, t);
     }
     if (ok >= s->want && att + 1 >= s->min_attempts)
+      break;
+    /* A reference that has not once run at its speed in this many
+     * attempts (milliseconds) is held back by a stretch of the host that
+     * outlasts the point: waiting on to max_attempts mostly ends with none
+     * accepted all the same, at five times the cost.  The point is unsure,
+     * and the probe's own checks on unsure points (a run marked disturbed,
+     * measured again) see it as they would at max_attempts. */
+    if (ok == 0 && att + 1 >= s->hopeless)
       break;
     /* Past the budget, take what there is and give up quickly on the rest. */
     if ((ok > 0 || att >= 20) && xray__now() > s->deadline)

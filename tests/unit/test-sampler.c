@@ -1,0 +1,133 @@
+/* measure/sample.c's gated sampler, against kernels whose times are set
+ * here: each run spins on the tick counter for a fixed number of ticks an
+ * iteration, so what the gate sees is what the test chose, whatever the
+ * machine's speed.  The checks count attempts (kernel runs after the
+ * iteration count is fixed), not seconds:
+ * - a reference that runs at its speed: every attempt is accepted, the
+ *   point stops at min_attempts and is sure, its time the kernel's;
+ * - no reference: the same;
+ * - a reference held back from the point on (a contended stretch of the
+ *   host): none accepted, and the point gives up after `hopeless`
+ *   attempts, not max_attempts, and is counted unsure;
+ * - a reference that ran at its speed for three attempts and then not:
+ *   some accepted, fewer than wanted, so the point waits on to
+ *   max_attempts for more. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity */
+#endif
+#include "measure/measure.h"
+#include "../tap.h"
+
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+#define PER 100 /* ticks an iteration of either kernel */
+
+#define LOG 4096 /* runs logged */
+
+struct spin {
+  double slow; /* times PER, from the run numbered slow_from on */
+  int slow_from, runs;
+  uint64_t iters[LOG]; /* each run's iterations */
+};
+
+static void
+spin_run(void *ctx, uint64_t iters)
+{
+  struct spin *s = ctx;
+  double per = s->runs++ >= s->slow_from ? PER * s->slow : PER;
+  uint64_t t0 = xray__isa_ticks(), want = (uint64_t) ((double) iters * per);
+
+  if (s->runs <= LOG)
+    s->iters[s->runs - 1] = iters;
+
+  while (xray__isa_ticks() - t0 < want)
+    ;
+}
+
+/* The attempts of the point measured since run `from`: the runs at the
+ * iteration count of the last one (xray__iters_for's runs before them try
+ * fewer). */
+static int
+attempts(const struct spin *sp, int from)
+{
+  int i, n = 0;
+
+  for (i = from; i < sp->runs && i < LOG; i++)
+    n += sp->iters[i] == sp->iters[sp->runs - 1];
+  return n;
+}
+
+int
+main(void)
+{
+  struct xray__sampler s;
+  static struct spin kern = { 1, 0, 0, { 0 } }, ref = { 1, 0, 0, { 0 } };
+  struct xray__kernel k = { spin_run, &kern };
+  struct xray__ref r = { { spin_run, &ref }, 0, { 0, 0 } };
+  double v;
+  int before, unsure;
+
+  tap_plan(10);
+#ifdef __linux__
+  {
+    /* A run that moves to another CPU is an attempt thrown away, which
+     * would shift the counts: stay on this one. */
+    cpu_set_t one;
+    int cpu = sched_getcpu();
+
+    CPU_ZERO(&one);
+    if (cpu >= 0) {
+      CPU_SET(cpu, &one);
+      sched_setaffinity(0, sizeof one, &one);
+    }
+  }
+#endif
+  xray__sampler_init(&s, 60);
+
+  before = kern.runs;
+  v = xray__measure(&s, &k, &r);
+  tap_ok(attempts(&kern, before) < s.hopeless && s.unsure == 0,
+         "a reference at its speed: sure, in %d attempts (hopeless at %d), unsure %d",
+         attempts(&kern, before), s.hopeless, s.unsure);
+  tap_near(v, PER, 0.05, "a reference at its speed: ticks an iteration");
+
+  before = kern.runs;
+  v = xray__measure(&s, &k, NULL);
+  tap_ok(attempts(&kern, before) == s.min_attempts && s.unsure == 0,
+         "no reference: every attempt accepted, %d of them (min_attempts %d), unsure %d",
+         attempts(&kern, before), s.min_attempts, s.unsure);
+  tap_near(v, PER, 0.05, "no reference: ticks an iteration");
+
+  /* From here on the reference takes half as long again as its best. */
+  ref.slow = 1.5;
+  ref.slow_from = ref.runs;
+  before = kern.runs;
+  xray__measure(&s, &k, &r);
+  tap_ok(attempts(&kern, before) == s.hopeless,
+         "a reference held back: gives up after %d attempts (hopeless %d, max %d)",
+         attempts(&kern, before), s.hopeless, s.max_attempts);
+  tap_ok(s.unsure == 1, "... and the point is unsure (%d)", s.unsure);
+  tap_ok(s.measured == 3, "points measured: %d", s.measured);
+
+  /* The next three attempts' reference runs at speed, then held back: one
+   * to three accepted (an interrupt or the host may cost one), fewer than
+   * want. */
+  ref.slow_from = ref.runs + 6;
+  before = kern.runs;
+  xray__measure(&s, &k, &r);
+  tap_ok(attempts(&kern, before) == s.max_attempts,
+         "a sample accepted, then none: waits on for more, %d attempts (max %d)",
+         attempts(&kern, before), s.max_attempts);
+  tap_ok(s.measured == 4, "points measured: %d", s.measured);
+  unsure = s.unsure;
+
+  /* The reference back at its speed: sure again. */
+  ref.slow_from = 1 << 30;
+  before = kern.runs;
+  xray__measure(&s, &k, &r);
+  tap_ok(attempts(&kern, before) < s.hopeless && s.unsure == unsure,
+         "the reference at its speed again: sure, in %d attempts", attempts(&kern, before));
+  return tap_done();
+}
