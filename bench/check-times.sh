@@ -6,22 +6,33 @@
 # -j, tests overlap and only the whole suite's time is shown.  Numbers,
 # not pass/fail.
 #
-# Usage: bench/check-times.sh [-d DIR] [-j JOBS] [-n TOP] [-r]
+# With -c, each test also runs under /usr/bin/time, and the tests that
+# took the most CPU (user and system seconds, the test's processes and
+# every one it waited for) are listed with the whole suite's: with -j the
+# CPUs' time, not the tests' order, bounds the suite's.
+#
+# Usage: bench/check-times.sh [-d DIR] [-j JOBS] [-n TOP] [-r] [-c]
 #   -d DIR: the configured build tree (default .)
 #   -j JOBS: make -jJOBS check (default 1)
 #   -n TOP: the slowest TOP tests (default 10)
 #   -r: read the last run's result files instead of running make check
+#   -c: CPU seconds per test too (a run's .cpu files, kept beside .trs)
 # make check's own output goes to DIR/check-times.out.
-dir=. jobs=1 top=10 run=yes
-while getopts d:j:n:r o; do
+dir=. jobs=1 top=10 run=yes cpu=
+while getopts d:j:n:rc o; do
   case $o in
     d) dir=$OPTARG ;;
     j) jobs=$OPTARG ;;
     n) top=$OPTARG ;;
     r) run= ;;
-    *) echo "usage: $0 [-d DIR] [-j JOBS] [-n TOP] [-r]" >&2; exit 2 ;;
+    c) cpu=yes ;;
+    *) echo "usage: $0 [-d DIR] [-j JOBS] [-n TOP] [-r] [-c]" >&2; exit 2 ;;
   esac
 done
+if [ -n "$cpu" ] && [ -n "$run" ] && ! [ -x /usr/bin/time ]; then
+  echo "$0: -c needs /usr/bin/time (apt-get install time)" >&2
+  exit 2
+fi
 for v in "$jobs" "$top"; do
   case $v in '' | *[!0-9]* | 0) echo "$0: -j and -n take a whole number above 0, not '$v'" >&2; exit 2 ;; esac
 done
@@ -31,7 +42,17 @@ if [ -n "$run" ]; then
   # The programs are built first, so that the first test's time is its own.
   make -j"$jobs" check TESTS= >/dev/null 2>&1
   start=$(date +%s)
-  make -j"$jobs" check >check-times.out 2>&1
+  if [ -n "$cpu" ]; then
+    # The wrapper times a test as the harness starts it (by its path in
+    # the tree, as in-tree builds give it), into TEST.cpu beside TEST.trs.
+    find tests -name '*.cpu' -exec rm -f {} + 2>/dev/null
+    w=$(pwd)/check-times.wrap
+    printf '#!/bin/sh\nexec /usr/bin/time -f "%%U %%S" -o "${1%%.test}.cpu" "$@"\n' >"$w"
+    chmod +x "$w"
+    make -j"$jobs" check LOG_COMPILER="$w" TEST_LOG_COMPILER="$w" >check-times.out 2>&1
+  else
+    make -j"$jobs" check >check-times.out 2>&1
+  fi
   status=$?
   end=$(date +%s)
   echo "make -j$jobs check: $((end - start)) s, exit $status"
@@ -41,6 +62,12 @@ else
   echo "last run: about $((end - start)) s from the first result to the summary (the first test's own time not counted)"
 fi
 awk '/^# (TOTAL|PASS|SKIP|FAIL|ERROR):/ { printf "%s %s  ", $2, $3 } END { print "" }' test-suite.log
+if [ -n "$cpu" ]; then
+  echo "most CPU (user + system seconds, test):"
+  find tests -name '*.cpu' -exec awk '{ n = FILENAME; sub(/^\.\//, "", n); sub(/\.cpu$/, "", n)
+    if (NF == 2) printf "%.1f %s\n", $1 + $2, n }' {} + | sort -rn |
+    awk -v top="$top" '{ s += $1 } NR <= top { print } END { printf "all tests: %.0f CPU seconds\n", s }'
+fi
 [ "$jobs" -eq 1 ] || exit 0
 echo "slowest $top (seconds, test):"
 find . -name '*.trs' -newermt "@$((start - 1))" -exec stat -c '%Y %n' {} + 2>/dev/null | sort -n |
