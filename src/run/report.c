@@ -46,11 +46,14 @@ xray__report_param(xray_report *r, const char *name, const char *a, const char *
 {
   const struct xray__param *p = xray__param_find(name);
   char desc[96];
+  xray_value *v;
 
   if (!p)
     return NULL;
   snprintf(desc, sizeof desc, p->desc, a ? a : "", b ? b : "");
-  return xray__report_add(r, name, desc, p->unit);
+  if ((v = xray__report_add(r, name, desc, p->unit)))
+    snprintf(v->probe, sizeof v->probe, "%s", p->probe);
+  return v;
 }
 
 /* --- the public, opaque view of a report (xray.h) ------------------------ */
@@ -284,26 +287,9 @@ put_line(FILE *f, const char *lead, const char *s, int where, const char *tail)
   fputs(tail, f);
 }
 
-/* The entry of value name, or of NAME where name is NAME_KIND<n>; NULL
- * for a value of no probe's (the kinds' count, names and CPUs). */
-static const struct xray__param *
-probe_entry(const char *name)
-{
-  char base[sizeof((xray_value *) 0)->name];
-  const char *k = strstr(name, "_KIND");
-  size_t n = k ? (size_t) (k - name) : 0;
-
-  if (!k || n >= sizeof base || !k[5] || strspn(k + 5, "0123456789") != strlen(k + 5))
-    return xray__param_find(name);
-  memcpy(base, name, n);
-  base[n] = 0;
-  return xray__param_find(base);
-}
-
 static void
 write_json(const xray_report *r, FILE *f)
 {
-  const struct xray__param *e;
   size_t i;
 
   fprintf(f, "{\n  \"xray_version\": ");
@@ -353,11 +339,11 @@ write_json(const xray_report *r, FILE *f)
     fprintf(f, ", \"disagree\": %s, \"confirmed\": %s, \"seconds\": %.3f",
             v->disagree ? "true" : "false", known(v) && !v->unconfirmed ? "true" : "false",
             v->seconds);
-    /* The probe that gives the value, from its entry (a kind of core's
-     * value, NAME_KIND<n>, from NAME's): what to run again for it alone. */
-    if ((e = probe_entry(v->name))) {
+    /* The probe that gives the value (a kind of core's copy keeps it):
+     * what to run again for it alone. */
+    if (v->probe[0]) {
       fprintf(f, ", \"probe\": ");
-      xray__json_string(f, e->probe);
+      xray__json_string(f, v->probe);
     }
     fprintf(f, ",\n     \"description\": ");
     xray__json_string(f, v->desc);

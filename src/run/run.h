@@ -39,6 +39,7 @@ struct xray_value {
   int moot; /* unknown because this machine has nothing to measure (one
              * CPU to share with): the probe did not fail for it */
   char text[160]; /* a value that is a name, not a number (a core kind's) */
+  char probe[16]; /* the probe whose entry it is (params.c); "": none */
 };
 
 /* Every value of a full run for each of a few kinds of core, and the

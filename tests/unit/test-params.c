@@ -141,13 +141,26 @@ check_probe_in(const xray_probe *p, xray_report *r, char *desc, size_t len)
  * that the bandwidth, sharing and interference probes take the levels
  * from it instead of measuring them again.  A child's TAP line comes back
  * through a pipe and is counted here, in the probes' order. */
+static const char *const first[] = { "dcache", "caches" };
+#define NFIRST (sizeof first / sizeof *first)
+
+/* p's place in first[], or NFIRST. */
+static size_t
+first_of(const xray_probe *p)
+{
+  size_t k;
+
+  for (k = 0; k < NFIRST && strcmp(p->name, first[k]) != 0; k++)
+    ;
+  return k;
+}
+
 static void
 check_probes(size_t nprobes)
 {
-  static const char *const first[] = { "dcache", "caches" };
   static xray_report pre, r;
-  char desc[2][1024];
-  int *fd = calloc(nprobes, sizeof *fd), ok[2];
+  char desc[NFIRST][1024];
+  int *fd = calloc(nprobes, sizeof *fd), ok[NFIRST];
   size_t i, k;
 
   if (!fd) {
@@ -155,16 +168,14 @@ check_probes(size_t nprobes)
     return;
   }
   xray__report_init(&pre);
-  for (k = 0; k < 2; k++)
+  for (k = 0; k < NFIRST; k++)
     ok[k] = check_probe_in(xray_probe_find(first[k]), &pre, desc[k], sizeof desc[k]);
   fflush(stdout);
   for (i = 0; i < nprobes; i++) {
     int pfd[2];
     pid_t pid;
     fd[i] = -1;
-    for (k = 0; k < 2 && strcmp(xray_probe_at(i)->name, first[k]) != 0; k++)
-      ;
-    if (k < 2 || pipe(pfd) != 0)
+    if (first_of(xray_probe_at(i)) < NFIRST || pipe(pfd) != 0)
       continue;
     if ((pid = fork()) == 0) {
       char line[1024];
@@ -187,9 +198,7 @@ check_probes(size_t nprobes)
     char line[2048] = "";
     FILE *f = fd[i] >= 0 ? fdopen(fd[i], "r") : NULL;
     char *d = NULL;
-    for (k = 0; k < 2 && strcmp(xray_probe_at(i)->name, first[k]) != 0; k++)
-      ;
-    if (k < 2) {
+    if ((k = first_of(xray_probe_at(i))) < NFIRST) {
       tap_ok(ok[k], "%s", desc[k]);
       continue;
     }
