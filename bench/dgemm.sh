@@ -59,7 +59,7 @@ tm=$(configure "$dir/model")
 model=$("$dir/model/dgemm" -n "$n" -r "$reps")
 echo "model, xray's values ($tm s to configure and build): $model"
 # The values the model rested on and what each rule chose (tile.h's
-# comments), then what configure said of the caches.
+# comments).
 sed -n '2,$s|^/\* \(.*\) \*/$|  \1|p' "$dir/model/tile.h"
 # What configure said of the values the model uses most.
 grep -h -e "^checking L1 data cache capacity" -e "^checking L2 cache capacity" "$dir/model/configure.out" || true
