@@ -8,6 +8,18 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* A tag's fingerprint: its top byte after a multiplication that mixes
+ * every bit of it into the top (the lines of a set share their low
+ * bits). */
+static unsigned char
+fp_of(unsigned long tag)
+{
+  return (unsigned char) (((uint64_t) tag * UINT64_C(0x9e3779b97f4a7c15)) >> 56);
+}
 
 void
 xray__cache_reset(struct xray__cache *c)
@@ -16,6 +28,7 @@ xray__cache_reset(struct xray__cache *c)
 
   for (i = 0; i < c->sets * c->ways; i++)
     c->tag[i] = ~0UL;
+  memset(c->fp, fp_of(~0UL), c->sets * c->fpw);
   memset(c->age, 0, c->sets * sizeof *c->age);
   memset(c->ring, 0, c->sets * sizeof *c->ring);
 }
@@ -31,10 +44,12 @@ xray__cache_init(struct xray__cache *c)
     c->lineshift = -1;
   for (c->leaves = 1; c->leaves < c->ways; c->leaves <<= 1)
     ;
+  c->fpw = (c->ways + 15) / 16 * 16;
   c->tag = malloc(c->sets * c->ways * sizeof *c->tag);
+  c->fp = malloc(c->sets * c->fpw);
   c->age = malloc(c->sets * sizeof *c->age);
   c->ring = malloc(c->sets * sizeof *c->ring);
-  if (!c->tag || !c->age || !c->ring) {
+  if (!c->tag || !c->fp || !c->age || !c->ring) {
     xray__cache_free(c);
     return -1;
   }
@@ -100,31 +115,40 @@ ring(unsigned long x, unsigned long ways)
 }
 
 /* Remove the tag at logical position k by shifting the less recent ones
- * forward; the way left at the end is invalid. */
+ * forward; the way left at the end is invalid.  Each tag's fingerprint
+ * moves with it. */
 static void
-lru_close(unsigned long *tag, unsigned long ways, unsigned long head, unsigned long n,
-          unsigned long k)
+lru_close(unsigned long *tag, unsigned char *fp, unsigned long ways, unsigned long head,
+          unsigned long n, unsigned long k)
 {
-  for (; k + 1 < n; k++)
-    tag[ring(head + k, ways)] = tag[ring(head + k + 1, ways)];
+  for (; k + 1 < n; k++) {
+    unsigned long to = ring(head + k, ways), from = ring(head + k + 1, ways);
+    tag[to] = tag[from];
+    fp[to] = fp[from];
+  }
   tag[ring(head + n - 1, ways)] = ~0UL;
+  fp[ring(head + n - 1, ways)] = fp_of(~0UL);
 }
 
 static int
-lru_access(unsigned long *tag, struct xray__ring *r, unsigned long ways, unsigned long w,
-           unsigned long lineaddr, unsigned long *evicted)
+lru_access(unsigned long *tag, unsigned char *fp, struct xray__ring *r, unsigned long ways,
+           unsigned long w, unsigned long lineaddr, unsigned long *evicted)
 {
   unsigned long head = r->head, n = r->n, k;
 
   if (w < ways) {
     k = ring(w + ways - head, ways);
     if (2 * k < n) {
-      for (; k > 0; k--)
-        tag[ring(head + k, ways)] = tag[ring(head + k - 1, ways)];
+      for (; k > 0; k--) {
+        unsigned long to = ring(head + k, ways), from = ring(head + k - 1, ways);
+        tag[to] = tag[from];
+        fp[to] = fp[from];
+      }
       tag[head] = lineaddr;
+      fp[head] = fp_of(lineaddr);
       return 0;
     }
-    lru_close(tag, ways, head, n, k);
+    lru_close(tag, fp, ways, head, n, k);
     n--;
   }
   head = head ? head - 1 : ways - 1;
@@ -134,23 +158,63 @@ lru_access(unsigned long *tag, struct xray__ring *r, unsigned long ways, unsigne
   } else
     n++;
   tag[head] = lineaddr;
+  fp[head] = fp_of(lineaddr);
   r->head = (uint32_t) head;
   r->n = (uint32_t) n;
   return w == ways;
 }
 
-/* The way that holds lineaddr, or ways (a line is in a set at most
- * once). */
-static unsigned long
-find(const unsigned long *tag, unsigned long ways, unsigned long lineaddr)
+/* The ways of the 16 fingerprints at f equal to h, as bits. */
+static unsigned
+fp_match(const unsigned char *f, unsigned char h)
 {
-  unsigned long w = ways, at = ways;
+#if defined(__SSE2__)
+  return (unsigned) _mm_movemask_epi8(
+      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *) (const void *) f), _mm_set1_epi8((char) h)));
+#else
+  unsigned m = 0, i;
 
-  /* Every way is compared, with no exit from the loop: which way holds
-   * the line is a guess the host's branch predictor would mostly lose. */
-  while (w-- > 0)
-    at = tag[w] == lineaddr ? w : at;
-  return at;
+  for (i = 0; i < 16; i++)
+    m |= (unsigned) (f[i] == h) << i;
+  return m;
+#endif
+}
+
+/* The lowest bit set in m (not 0). */
+static unsigned long
+lowest(unsigned m)
+{
+#if defined(__GNUC__)
+  return (unsigned long) __builtin_ctz(m);
+#else
+  unsigned long i = 0;
+
+  while (!(m & 1u << i))
+    i++;
+  return i;
+#endif
+}
+
+/* The way that holds lineaddr, or ways (a line is in a set at most
+ * once): only the ways whose fingerprint matches are compared, 16
+ * fingerprints at a time. */
+static unsigned long
+find(const unsigned long *tag, const unsigned char *fp, unsigned long ways, unsigned long lineaddr)
+{
+  unsigned char h = fp_of(lineaddr);
+  unsigned long base;
+
+  for (base = 0; base < ways; base += 16) {
+    unsigned m = fp_match(fp + base, h);
+    if (ways - base < 16)
+      m &= (1u << (ways - base)) - 1;
+    for (; m; m &= m - 1) {
+      unsigned long w = base + lowest(m);
+      if (tag[w] == lineaddr)
+        return w;
+    }
+  }
+  return ways;
 }
 
 /* Access one line address; returns 1 on a miss (the line is then
@@ -164,13 +228,14 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
 {
   unsigned long set = xray__cache_set(c, lineaddr), victim;
   unsigned long *tag = c->tag + set * c->ways;
-  unsigned long w = find(tag, c->ways, lineaddr);
+  unsigned char *fp = c->fp + set * c->fpw;
+  unsigned long w = find(tag, fp, c->ways, lineaddr);
   struct xray__ring *r = &c->ring[set];
 
   if (evicted)
     *evicted = ~0UL;
   if (c->policy == XRAY__POL_LRU)
-    return lru_access(tag, r, c->ways, w, lineaddr, evicted);
+    return lru_access(tag, fp, r, c->ways, w, lineaddr, evicted);
   if (w < c->ways) {
     if (c->policy == XRAY__POL_PLRU)
       c->age[set] = plru_touch(c->age[set], c->leaves, w);
@@ -187,6 +252,7 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
   if (evicted)
     *evicted = tag[victim];
   tag[victim] = lineaddr;
+  fp[victim] = fp_of(lineaddr);
   if (c->policy == XRAY__POL_PLRU)
     c->age[set] = plru_touch(c->age[set], c->leaves, victim);
   return 1;
@@ -197,21 +263,21 @@ xray__cache_invalidate(struct xray__cache *c, unsigned long lineaddr)
 {
   unsigned long set = xray__cache_set(c, lineaddr), w;
   unsigned long *tag = c->tag + set * c->ways;
+  unsigned char *fp = c->fp + set * c->fpw;
   struct xray__ring *r = &c->ring[set];
 
   if (lineaddr == ~0UL)
     return;                     /* no line: nothing to invalidate */
-  for (w = 0; w < c->ways; w++)
-    if (tag[w] == lineaddr) {
-      if (c->policy == XRAY__POL_LRU) {
-        lru_close(tag, c->ways, r->head, r->n, ring(w + c->ways - r->head, c->ways));
-        r->n--;
-        return;
-      }
-      tag[w] = ~0UL;
-      r->n--;
-      return;
-    }
+  if ((w = find(tag, fp, c->ways, lineaddr)) == c->ways)
+    return;
+  if (c->policy == XRAY__POL_LRU) {
+    lru_close(tag, fp, c->ways, r->head, r->n, ring(w + c->ways - r->head, c->ways));
+    r->n--;
+    return;
+  }
+  tag[w] = ~0UL;
+  fp[w] = fp_of(~0UL);
+  r->n--;
 }
 
 /* Misses per pass of a loop that sweeps lines [first, last] cyclically. */
@@ -235,9 +301,11 @@ void
 xray__cache_free(struct xray__cache *c)
 {
   free(c->tag);
+  free(c->fp);
   free(c->age);
   free(c->ring);
   c->tag = NULL;
+  c->fp = NULL;
   c->age = NULL;
   c->ring = NULL;
 }

@@ -20,6 +20,11 @@ struct xray__cache {
   int policy;
   double lat; /* cycles for a hit (a modelled data level) */
   unsigned long *tag; /* sets * ways, ~0 = invalid */
+  /* A byte of each tag, its fingerprint, at the same place: a set's
+   * are fpw bytes apart, ways rounded up to 16, so that one compare of
+   * 16 bytes finds the ways that may hold a line (cache.c). */
+  unsigned char *fp;
+  unsigned long fpw;
   uint64_t *age; /* PLRU: a set's tree bits */
   struct xray__ring *ring; /* per set (cache.c) */
   uint64_t rng;
@@ -55,6 +60,7 @@ xray__cache_prefetch(const struct xray__cache *c, unsigned long a)
 
   for (w = 0; w < c->ways; w += 64 / sizeof *tag)
     __builtin_prefetch(tag + w);
+  __builtin_prefetch(c->fp + set * c->fpw);
   __builtin_prefetch(&c->ring[set]);
   if (c->policy == XRAY__POL_PLRU)
     __builtin_prefetch(&c->age[set]);
