@@ -16,6 +16,18 @@
 /* A partner's copy of a chain lies this far past ours. */
 #define PARTNER_BASE (UINT64_C(1) << 38)
 
+/* Where vpage is in the page map (below), or the empty entry where it
+ * would go. */
+static size_t
+pmap_slot(const struct pmap *p, uint64_t vpage)
+{
+  size_t i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (p->cap - 1);
+
+  while (p->key[i] != ~UINT64_C(0) && p->key[i] != vpage)
+    i = (i + 1) & (p->cap - 1);
+  return i;
+}
+
 /* The physical page behind a virtual one: random, given on first touch,
  * kept until reset (like pages a hypervisor hands out).  An open-addressed
  * table whose capacity is a power of two (4096, doubled when half full). */
@@ -38,9 +50,7 @@ pmap_get(struct sim *m, uint64_t vpage)
       q.key[i] = ~UINT64_C(0);
     for (i = 0; i < p->cap; i++)
       if (p->key[i] != ~UINT64_C(0)) {
-        size_t j = (size_t) (p->key[i] * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (q.cap - 1);
-        while (q.key[j] != ~UINT64_C(0))
-          j = (j + 1) & (q.cap - 1);
+        size_t j = pmap_slot(&q, p->key[i]);
         q.key[j] = p->key[i];
         q.val[j] = p->val[i];
         q.n++;
@@ -49,15 +59,28 @@ pmap_get(struct sim *m, uint64_t vpage)
     free(p->val);
     *p = q;
   }
-  i = (size_t) (vpage * UINT64_C(0x9e3779b97f4a7c15) >> 7) & (p->cap - 1);
-  while (p->key[i] != ~UINT64_C(0) && p->key[i] != vpage)
-    i = (i + 1) & (p->cap - 1);
+  i = pmap_slot(p, vpage);
   if (p->key[i] == ~UINT64_C(0)) {
     p->key[i] = vpage;
     p->val[i] = xray__rand(&m->prng) >> 28;
     p->n++;
   }
   return p->val[i];
+}
+
+/* The frame page vpage has, or ~0 where it has none yet: a look that
+ * gives none (the page map's random frames are drawn in the order pages
+ * are first touched, by pmap_get alone). */
+static uint64_t
+pmap_peek(const struct sim *m, uint64_t vpage)
+{
+  const struct pmap *p = &m->pmap;
+  size_t i;
+
+  if (!p->cap)
+    return ~UINT64_C(0);
+  i = pmap_slot(p, vpage);
+  return p->key[i] == vpage ? p->val[i] : ~UINT64_C(0);
 }
 
 static uint64_t
@@ -68,12 +91,18 @@ physical(struct sim *m, uint64_t va)
   return pmap_get(m, va / m->colour) * m->colour + va % m->colour;
 }
 
-/* pa of va where the page map need not be asked (no colouring), else
- * ~0: the hint for a load comes before the load gives its page a frame. */
+/* pa of va where its page has a frame already (or there is no
+ * colouring), else ~0: the hint for a load comes before the load, which
+ * alone may give its page a frame. */
 static uint64_t
 physical_known(const struct sim *m, uint64_t va)
 {
-  return m->colour ? ~UINT64_C(0) : va;
+  uint64_t f;
+
+  if (!m->colour)
+    return va;
+  f = pmap_peek(m, va / m->colour);
+  return f == ~UINT64_C(0) ? f : f * m->colour + va % m->colour;
 }
 
 /* Bring the line of pa into levels from..nlev-1 and below it; returns the
@@ -271,6 +300,10 @@ chase_loads(struct sim *m, const struct xray__chase *c, int huge, uint64_t *pa, 
   double sum = 0;
 
   for (done = 0; done < loads; done++) {
+    /* A slot still empty takes the frame its page has (the one its load
+     * would find), for the hint. */
+    if (pa && pa[j] == ~UINT64_C(0))
+      pa[j] = physical_known(m, b + c->off[j]);
     ahead(m, b + c->off[j], huge, pa ? pa[j] : physical_known(m, b + c->off[j]));
     sum += load(m, b + c->off[i], huge, pa ? &pa[i] : NULL);
     i = i + 1 < c->n ? i + 1 : 0;
