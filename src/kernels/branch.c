@@ -136,6 +136,7 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
   (void) arg;
   (void) err;
   (void) errlen;
+  xray__gen_quiet(f);
   fprintf(f,
           "/* xray's branch kernels (generated) */\n"
           "#if defined(__aarch64__) || defined(__arm__)\n#define XRAY__MARK(s) \"// xray \" s\n"

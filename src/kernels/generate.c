@@ -304,6 +304,18 @@ xray__type_class(const char *t)
   return strstr(t, "float") || strstr(t, "double") ? 1 : 0;
 }
 
+void
+xray__gen_quiet(FILE *f)
+{
+  /* The project's -Werror must not fail generated kernels: their vector
+   * typedefs and compound literals are GNU C, and their functions have
+   * no header. */
+  fprintf(f, "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Weverything\"\n"
+             "#elif defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wpedantic\"\n"
+             "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"
+             "#pragma GCC diagnostic ignored \"-Wmissing-declarations\"\n#endif\n");
+}
+
 int
 xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen)
 {
@@ -316,12 +328,7 @@ xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, s
              " * kernel K's variables; xray_avail_K says whether the compiler offers\n"
              " * its type at these flags. */\n",
           n);
-  /* The project's -Werror must not fail the set: the vector typedefs and
-   * compound literals are GNU C, and the functions have no header. */
-  fprintf(f, "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Weverything\"\n"
-             "#elif defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wpedantic\"\n"
-             "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n"
-             "#pragma GCC diagnostic ignored \"-Wmissing-declarations\"\n#endif\n");
+  xray__gen_quiet(f);
   preamble(f, vectors);
   for (i = 0; i < n; i++) {
     struct xray_cspec k = c[i];

@@ -102,6 +102,9 @@ int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cf
  * kernel K (barrier form); a type the compiler lacks at these flags
  * (__m512d without AVX-512) compiles to an unavailable kernel. */
 int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
+/* Pragmas that keep a project's warning flags (-Werror) quiet on the
+ * generated code that follows. */
+void xray__gen_quiet(FILE *f);
 /* The preprocessor condition for a type: NULL for a plain C type, "0" for
  * a type xray does not know, else e.g. "defined(__AVX__)". */
 const char *xray__type_condition(const char *type);

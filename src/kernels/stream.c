@@ -72,6 +72,7 @@ gen_unit(FILE *f, const void *arg, char *err, size_t errlen)
   (void) arg;
   (void) err;
   (void) errlen;
+  xray__gen_quiet(f);
   fputs(prologue, f);
   fputs(nt, f);
   for (k = 0; k < XRAY__SK_N; k++) {

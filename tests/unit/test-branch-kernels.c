@@ -6,7 +6,8 @@
  * assembly (kernels/branch.c), and each kernel is also run once.
  *
  * usage: test-branch-kernels [CC:CFLAGS]...  (default: $CC at -O0 and
- * -O2, and $CLANG at both where set). */
+ * -O2, and $CLANG at both where set; -O2 with a project's strict warning
+ * flags, which must not fail the kernels). */
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -68,10 +69,10 @@ main(int argc, char **argv)
   }
   tap_plan(4 * (XRAY__BK_N + 1));
   check_compiler(cc, "-O0");
-  check_compiler(cc, "-O2");
+  check_compiler(cc, "-O2 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
   for (i = 0; i < 2; i++) {
     if (clang && *clang)
-      check_compiler(clang, i ? "-O2" : "-O0");
+      check_compiler(clang, i ? "-O2 -Weverything -Werror" : "-O0");
     else {
       int k;
       for (k = 0; k <= XRAY__BK_N; k++)

@@ -5,7 +5,9 @@
  * throughput, fma and small register kernels, and finds spills once 20
  * doubles are live (x86-64 has 16 xmm registers); a project's -Werror
  * with every warning on does not fail the set.  Two threads that build
- * sets at once each get theirs, and leave no temporary file. */
+ * sets at once each get theirs, and leave no temporary file.  The
+ * streaming kernels' non-temporal write works at every vector width the
+ * CPU has, and in Intel syntax. */
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -71,6 +73,52 @@ one(const char *cc, const char *strict)
   tap_ok(built, "%s: a project's strict flags (%s) do not fail the set%s%s", cc, strict,
          *err ? ": " : "", err);
   xray__kernel_set_free(&s);
+}
+
+/* The streaming kernels' non-temporal write at each vector width the
+ * host runs, and in Intel syntax: the kernels build (the first with a
+ * project's strict flags), say they have the store, and write every 8
+ * bytes of the arrays (reps 1: the value that reads as the double 1.0
+ * plus an ulp). */
+static void
+streams(const char *cc, const char *strict)
+{
+  static const struct {
+    const char *flags, *isa;
+    int width;
+  } w[] = { { "-O2", NULL, 16 },
+            { "-O2 -masm=intel", NULL, 16 },
+            { "-O2 -mavx", "avx", 32 },
+            { "-O2 -mavx512f", "avx512f", 64 } };
+  static long long a[64 * 8] __attribute__((aligned(64)));
+  size_t i, k;
+
+  for (k = 0; k < sizeof w / sizeof *w; k++) {
+    struct xray__stream_set s;
+    char err[256] = "", flags[200];
+    int built, wrote = 0;
+
+    if ((w[k].isa && strcmp(w[k].isa, "avx") == 0 && !__builtin_cpu_supports("avx"))
+        || (w[k].isa && strcmp(w[k].isa, "avx512f") == 0 && !__builtin_cpu_supports("avx512f"))) {
+      printf("ok %d - # SKIP %s: this CPU has no %s\n", ++tap_count, w[k].flags, w[k].isa);
+      continue;
+    }
+    memset(&s, 0, sizeof s);
+    memset(a, 0, sizeof a);
+    snprintf(flags, sizeof flags, "%s%s%s", w[k].flags, k ? "" : " ", k ? "" : strict);
+    built = xray__stream_build(&s, cc, flags, err, sizeof err) == 0;
+    if (built && s.nt && s.width == w[k].width) {
+      s.fn[XRAY__SK_WRITE_NT](a, NULL, NULL, sizeof a / (size_t) s.width, 1);
+      for (i = 0; i < sizeof a / sizeof *a; i++)
+        wrote += a[i] == 0x3ff0000000000001LL;
+    }
+    tap_ok(wrote == (int) (sizeof a / sizeof *a),
+           "%s %s: the streaming kernels build (width %d, want %d), with non-temporal stores "
+           "(%s), and the write-nt kernel writes %d of %zu words%s%s",
+           cc, flags, s.width, w[k].width, s.nt ? "yes" : "no", wrote, sizeof a / sizeof *a,
+           *err ? ": " : "", err);
+    xray__stream_free(&s);
+  }
 }
 
 /* A thread's share of at_once: ROUNDS sets of the first two families
@@ -152,14 +200,16 @@ main(void)
   printf("1..0 # SKIP the structural expectations are written for x86-64\n");
   return 0;
 #endif
-  tap_plan(11);
+  tap_plan(19);
   one(cc && *cc ? cc : "cc", "-O2 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
   at_once(cc && *cc ? cc : "cc");
-  if (clang && *clang)
+  streams(cc && *cc ? cc : "cc", "-Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
+  if (clang && *clang) {
     one(clang, "-O2 -Weverything -Werror");
-  else {
+    streams(clang, "-Weverything -Werror");
+  } else {
     int k;
-    for (k = 0; k < 5; k++)
+    for (k = 0; k < 9; k++)
       printf("ok %d - # SKIP clang is not installed\n", ++tap_count);
   }
   return tap_done();
