@@ -33,7 +33,6 @@ static const char prologue[] =
     "#if defined __AVX512F__\n#define XB 64\n#elif defined __AVX__\n#define XB 32\n"
     "#elif defined __SSE2__ || defined __ARM_NEON || defined __ALTIVEC__ || defined __VSX__\n"
     "#define XB 16\n#else\n#define XB 8\n#endif\n"
-    "#if defined __SSE2__\n#include <immintrin.h>\n#endif\n"
     "typedef long long xv __attribute__((vector_size(XB)));\n"
     "typedef double xd __attribute__((vector_size(XB)));\n"
     "#define STEP_END __asm__ __volatile__(\"\" ::: \"memory\")\n"
@@ -52,15 +51,20 @@ static const char *const body[XRAY__SK_BASE] = {
 
 /* Non-temporal stores of one vector where the ISA has them at these
  * flags; xray_stream_nt() says whether it does (the kernel then writes
- * plainly and is not used). */
+ * plainly and is not used).  The store is the instruction itself, in
+ * an asm of either syntax (AT&T and Intel, for -masm=intel), not an
+ * intrinsic: <immintrin.h> alone costs gcc most of a second to read. */
 static const char nt[] =
-    "#if XB == 64\n#define NT(p, x) _mm512_stream_si512((void *) (p), (__m512i) (x))\n"
-    "#elif XB == 32 && defined __AVX__\n"
-    "#define NT(p, x) _mm256_stream_si256((__m256i *) (p), (__m256i) (x))\n"
-    "#elif XB == 16 && defined __SSE2__\n"
-    "#define NT(p, x) _mm_stream_si128((__m128i *) (p), (__m128i) (x))\n"
-    "#endif\n"
-    "#ifdef NT\n#define FENCE _mm_sfence()\nint xray_stream_nt(void) { return 1; }\n"
+    "#if defined __x86_64__ || defined __i386__\n"
+    "#if XB == 64\n#define NT_INSN \"vmovntdq\"\n#define NT_REG \"v\"\n"
+    "#elif XB == 32 && defined __AVX__\n#define NT_INSN \"vmovntdq\"\n#define NT_REG \"x\"\n"
+    "#elif XB == 16 && defined __SSE2__\n#define NT_INSN \"movntdq\"\n#define NT_REG \"x\"\n"
+    "#endif\n#endif\n"
+    "#ifdef NT_INSN\n"
+    "#define NT(p, x) __asm__ __volatile__(NT_INSN \" {%1, %0|%0, %1}\" : \"=m\"(*(xv *) (p)) "
+    ": NT_REG((xv) (x)))\n"
+    "#define FENCE __asm__ __volatile__(\"sfence\" ::: \"memory\")\n"
+    "int xray_stream_nt(void) { return 1; }\n"
     "#else\n#define NT(p, x) (*(p) = (x))\n#define FENCE\n"
     "int xray_stream_nt(void) { return 0; }\n#endif\n";
 
