@@ -79,14 +79,40 @@ pairs(struct cc *c, double k, uint64_t s)
   return xray__median(t, 3);
 }
 
+/* Whether the deadline has passed; then why says so. */
+static int
+out_of_time(const struct cc *c, char *why, size_t whylen)
+{
+  if (!(c->deadline > 0 && xray__now() > c->deadline))
+    return 0;
+  snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
+  return 1;
+}
+
 double
 caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 {
-  double thr, mid, y[16], one, two;
+  double thr, mid, y[16], one, two, t0 = xray__now(), d;
   uint64_t s;
-  int n = 0, i, j;
+  int n = 0, i, j, need = 2;
 
+  /* An offset is measured only where the deadline has not passed (the
+   * loop below).  A line needs every offset from 8 bytes up to the
+   * loads' step (the L1D's line: no level below it has a shorter one),
+   * whose loads share a line, and two past the level's line.  So where
+   * the first reference pair shows that the second and those cannot all
+   * start in time, nothing more is spent on them: chases past the level
+   * are the probe's longest. */
+  for (s = 8; s < c->step; s *= 2)
+    need++;
+  if (out_of_time(c, why, whylen))
+    return NAN;
   one = pairs(c, k, 8);
+  d = xray__now() - t0;
+  if (!c->failed && c->deadline > 0 && xray__now() + need * d > c->deadline) {
+    snprintf(why, whylen, "not measured: the time budget (--budget) would be spent first");
+    return NAN;
+  }
   two = pairs(c, k, c->page / 2);
   if (c->failed) {
     snprintf(why, whylen, "%s", c->m->error);
@@ -102,10 +128,8 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
   thr = (3 * two + one) / 4;
   mid = (two + one) / 2;
   for (s = 8; s < c->page && n < 16; s *= 2, n++) {
-    if (c->deadline > 0 && xray__now() > c->deadline) {
-      snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
+    if (out_of_time(c, why, whylen))
       return NAN;
-    }
     y[n] = pairs(c, k, s);
     if (c->failed) {
       snprintf(why, whylen, "%s", c->m->error);
