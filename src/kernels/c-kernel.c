@@ -24,7 +24,7 @@
  * thread finds its own through mine. */
 struct tmp {
   struct xray__slot slot;
-  char dir[256], src[300], exe[300], extra[3][300];
+  char dir[256], src[300], exe[300], extra[XRAY__TMP_MORE][300];
 };
 static struct xray__slot *tmps;
 static XRAY__THREAD_LOCAL struct tmp *mine;
@@ -39,7 +39,7 @@ remove_files(const struct tmp *t)
     unlink(t->src);
   if (t->exe[0])
     unlink(t->exe);
-  for (i = 0; i < 3; i++)
+  for (i = 0; i < XRAY__TMP_MORE; i++)
     if (t->extra[i][0])
       unlink(t->extra[i]);
   if (t->dir[0])
@@ -62,13 +62,16 @@ static void
 forget(void)
 {
   struct tmp *t = mine;
+  int i;
 
   if (!t)
     return;
   remove_files(t);
   __atomic_store_n(&t->slot.state, 1, __ATOMIC_RELEASE);
   memset(t->dir, 0, sizeof t->dir);
-  t->src[0] = t->exe[0] = t->extra[0][0] = t->extra[1][0] = t->extra[2][0] = 0;
+  t->src[0] = t->exe[0] = 0;
+  for (i = 0; i < XRAY__TMP_MORE; i++)
+    t->extra[i][0] = 0;
   mine = NULL;
   __atomic_store_n(&t->slot.state, 0, __ATOMIC_RELEASE);
 }
@@ -111,8 +114,8 @@ sweep_stale(const char *tmp)
 /* The private temporary directory, with k.c, k and up to three more
  * files; removed by xray__tmp_close() or on a signal. */
 int
-xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
-               size_t errlen)
+xray__tmp_open(const char **csrc, const char *const names[XRAY__TMP_MORE], const char **paths,
+               char *err, size_t errlen)
 {
   const char *tmp = getenv("TMPDIR");
   struct tmp *t = NULL;
@@ -142,7 +145,7 @@ xray__tmp_open(const char **csrc, const char *const names[3], const char **paths
   snprintf(t->src, sizeof t->src, "%s/k.c", t->dir);
   snprintf(t->exe, sizeof t->exe, "%s/k", t->dir);
   *csrc = t->src;
-  for (i = 0; i < 3 && names[i]; i++) {
+  for (i = 0; i < XRAY__TMP_MORE && names[i]; i++) {
     snprintf(t->extra[i], sizeof t->extra[i], "%s/%s", t->dir, names[i]);
     paths[i] = t->extra[i];
   }
@@ -195,8 +198,8 @@ int
 xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags,
                   double *ns_per_stmt, long *code_bytes, char *err, size_t errlen)
 {
-  static const char *const names[3] = { "out", NULL, NULL };
-  const char *csrc, *out[3];
+  static const char *const names[XRAY__TMP_MORE] = { "out" };
+  const char *csrc, *out[XRAY__TMP_MORE];
   char line[128], why[128], *qsrc = NULL, *qexe = NULL, *cmd = NULL;
   FILE *f;
   int rc = -1;

@@ -8,8 +8,8 @@
  * the command gets the default ones and a process group of its own, which
  * xray__run_stop() (called by xray_remove_temporaries() from a signal
  * handler) ends as a whole, compiler passes included. */
-#if !defined _POSIX_C_SOURCE && !defined _GNU_SOURCE
-#define _POSIX_C_SOURCE 200809L /* fork, kill, sigprocmask under -std=c99 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fork, kill, sigprocmask under -std=c99; sched_setaffinity */
 #endif
 #include "kernels/kernels.h"
 
@@ -22,6 +22,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 /* The process groups of the commands in flight, an entry for each thread
  * that runs one (two threads may each build kernels for a machine of
@@ -107,6 +110,44 @@ xray__run_stop(void)
   }
 }
 
+#ifdef __linux__
+/* The CPUs a command may run on, where this thread is bound to fewer
+ * than it was (xray__run_cpus); none set: the thread's own. */
+static XRAY__THREAD_LOCAL cpu_set_t child_cpus;
+static XRAY__THREAD_LOCAL int child_cpus_set;
+#endif
+
+void
+xray__run_cpus(const int *cpu, int n)
+{
+#ifdef __linux__
+  int i;
+
+  CPU_ZERO(&child_cpus);
+  for (i = 0; i < n; i++)
+    if (cpu[i] >= 0 && cpu[i] < CPU_SETSIZE)
+      CPU_SET(cpu[i], &child_cpus);
+  child_cpus_set = CPU_COUNT(&child_cpus) > 0;
+#else
+  (void) cpu;
+  (void) n;
+#endif
+}
+
+int
+xray__run_lanes(void)
+{
+#ifdef __linux__
+  cpu_set_t now;
+
+  if (child_cpus_set)
+    return CPU_COUNT(&child_cpus);
+  if (sched_getaffinity(0, sizeof now, &now) == 0 && CPU_COUNT(&now) > 0)
+    return CPU_COUNT(&now);
+#endif
+  return 1;
+}
+
 /* An entry of running for process group pid; NULL without memory (the
  * command then runs without one: a signal does not stop it). */
 static struct run *
@@ -119,15 +160,22 @@ claim_running(pid_t pid)
   return r;
 }
 
-int
-xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
+/* A command started (start) and its end awaited (finish). */
+struct started {
+  pid_t pid;
+  struct run *slot;
+};
+
+/* Start cmd; with spread, on the CPUs of xray__run_cpus (a compiler),
+ * else where this thread runs (a command that times itself). */
+static int
+start(const char *cmd, const char *out, int spread, struct started *c, char *err, size_t errlen)
 {
   sigset_t all, old;
-  pid_t pid, w;
-  int status, fd, e;
-  struct run *slot = NULL;
+  int fd, e;
   size_t i;
 
+  c->slot = NULL;
   if (!cmd) {
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -136,8 +184,8 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
    * misses a command it must stop. */
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
-  pid = fork();
-  if (pid == 0) {
+  c->pid = fork();
+  if (c->pid == 0) {
     setpgid(0, 0);
     /* The caller's handlers (which remove the caller's files) must not
      * run here before exec replaces them: every caught signal is reset;
@@ -151,6 +199,14 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
     /* A compiler driver waits for its passes: never with SIGCHLD ignored. */
     signal(SIGCHLD, SIG_DFL);
     sigprocmask(SIG_SETMASK, &old, NULL);
+#ifdef __linux__
+    /* Not on the one CPU xray times on: commands started together run
+     * side by side. */
+    if (spread && child_cpus_set)
+      sched_setaffinity(0, sizeof child_cpus, &child_cpus);
+#else
+    (void) spread;
+#endif
     if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
       dup2(fd, 0);
       close(fd);
@@ -165,23 +221,32 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
     _exit(127);
   }
   e = errno;
-  if (pid > 0) {
-    setpgid(pid, pid);          /* both sides set it: no race with exec */
-    slot = claim_running(pid);
+  if (c->pid > 0) {
+    setpgid(c->pid, c->pid); /* both sides set it: no race with exec */
+    c->slot = claim_running(c->pid);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
-  if (pid < 0) {
+  if (c->pid < 0) {
     snprintf(err, errlen, "cannot start a process: %s", strerror(e));
     return -1;
   }
+  return 0;
+}
+
+static int
+finish(struct started *c, char *err, size_t errlen)
+{
+  pid_t w;
+  int status;
+
   do
-    w = waitpid(pid, &status, 0);
+    w = waitpid(c->pid, &status, 0);
   while (w < 0 && errno == EINTR);
   /* Cleared only if a signal handler did not take it first. */
-  if (slot) {
-    pid_t mine = pid;
-    __atomic_compare_exchange_n(&slot->pg, &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-    __atomic_store_n(&slot->slot.state, 0, __ATOMIC_RELEASE);
+  if (c->slot) {
+    pid_t mine = c->pid;
+    __atomic_compare_exchange_n(&c->slot->pg, &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->slot->slot.state, 0, __ATOMIC_RELEASE);
   }
   if (w < 0) {
     snprintf(err, errlen, "lost the command's process: %s", strerror(errno));
@@ -198,4 +263,37 @@ xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
   else
     snprintf(err, errlen, "exit status %d", WEXITSTATUS(status));
   return -1;
+}
+
+int
+xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen)
+{
+  struct started c;
+
+  return start(cmd, out, 0, &c, err, errlen) ? -1 : finish(&c, err, errlen);
+}
+
+int
+xray__run_shells(char *const *cmd, const char *const *out, int n, char *err, size_t errlen)
+{
+  struct started c[XRAY__RUN_MAX];
+  char why[128];
+  int i, ran = 0, bad = 0;
+
+  if (n > XRAY__RUN_MAX) {
+    snprintf(err, errlen, "more than %d commands at once", XRAY__RUN_MAX);
+    return 1;
+  }
+  for (i = 0; i < n && !bad; i++)
+    if (start(cmd[i], out[i], 1, &c[i], err, errlen))
+      bad = i + 1;
+    else
+      ran++;
+  /* Every command started is awaited, a failed start's included. */
+  for (i = 0; i < ran; i++)
+    if (finish(&c[i], why, sizeof why) && !bad) {
+      bad = i + 1;
+      snprintf(err, errlen, "%s", why);
+    }
+  return bad;
 }

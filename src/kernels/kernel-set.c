@@ -66,8 +66,10 @@ branch_line(const char *line)
 
 /* Spill instructions per statement in each kernel's timed loop, from the
  * assembly: from the first barrier's marker to the loop's branch after the
- * last one (the loop counter needs a register too).  -1 where the markers
- * are missing (e.g. -flto, or -S output that is not assembly). */
+ * last one (the loop counter needs a register too).  Only the kernels
+ * whose markers the file at asm_path holds (a part of the set) are set;
+ * the others keep their -1, as where the markers are missing (e.g.
+ * -flto, or -S output that is not assembly). */
 static void
 static_check(struct xray__kernel_set *s, const char *asm_path)
 {
@@ -76,8 +78,6 @@ static_check(struct xray__kernel_set *s, const char *asm_path)
   size_t i, cur = (size_t) -1;
   int *first, *last, *refs, pending = 0;
 
-  for (i = 0; i < s->n; i++)
-    s->k[i].stack = -1;
   first = calloc(s->n * 3, sizeof *first);
   if (!f || !first) {
     if (f)
@@ -120,29 +120,6 @@ static_check(struct xray__kernel_set *s, const char *asm_path)
     if (first[i] && last[i] > first[i])
       s->k[i].stack = (double) refs[i] / (double) (last[i] - first[i]);
   free(first);
-}
-
-/* Runs cmd with its output in log; on failure, why with the log's first
- * line that names an error. */
-static int
-run_cmd(char *cmd, const char *log, char *err, size_t errlen, const char *what)
-{
-  char line[160] = "", why[128];
-  FILE *f;
-  int rc = xray__run_shell(cmd, log, why, sizeof why);
-
-  free(cmd);
-  if (rc == 0)
-    return 0;
-  if ((f = fopen(log, "r"))) {
-    while (fgets(line, sizeof line, f))
-      if (strstr(line, "error"))
-        break;
-    fclose(f);
-    line[strcspn(line, "\n")] = 0;
-  }
-  snprintf(err, errlen, "%s failed (%s)%s%.150s", what, why, line[0] ? ": " : "", line);
-  return -1;
 }
 
 /* The machine an ELF file is for (its header's e_machine), or -1 where
@@ -197,34 +174,83 @@ foreign_kernels(const char *so, const char *cc, char *err, size_t errlen)
   return 1;
 }
 
-int
-xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), const void *arg,
-              const char *cc, const char *cflags, void **dl,
-              void (*check)(void *ctx, const char *asm_path), void *ctx, char *err, size_t errlen)
+/* Runs cmd[0..n-1] at once with their output in log[i]; on failure, why
+ * with the first failed one's log's first line that names an error. */
+static int
+run_cmds(char **cmd, const char *const *log, int n, char *err, size_t errlen, const char *what)
 {
-  static const char *const names[3] = { "k.s", "k.so", "cc.log" };
-  const char *src, *path[3];
-  char *qsrc = NULL, *qasm = NULL, *qso = NULL;
-  int rc = -1;
+  char line[160] = "", why[128];
+  FILE *f;
+  int bad = xray__run_shells(cmd, log, n, why, sizeof why), i;
+
+  for (i = 0; i < n; i++)
+    free(cmd[i]);
+  if (bad == 0)
+    return 0;
+  if ((f = fopen(log[bad - 1], "r"))) {
+    while (fgets(line, sizeof line, f))
+      if (strstr(line, "error"))
+        break;
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+  }
+  snprintf(err, errlen, "%s failed (%s)%s%.150s", what, why, line[0] ? ": " : "", line);
+  return -1;
+}
+
+/* The temporary files of a unit of at most two parts besides k.c (the
+ * first part's source): the first part's assembly, the shared object,
+ * the first part's log, and the second part's source, assembly and
+ * log. */
+static const char *const cc_names[XRAY__TMP_MORE] = { "k.s",  "k.so", "cc.log",
+                                                      "k1.c", "k1.s", "cc1.log" };
+#define CC_PARTS 2
+
+int
+xray__cc_load_parts(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen),
+                    const void *const *arg, int parts, const char *cc, const char *cflags,
+                    void **dl, void (*check)(void *ctx, const char *asm_path), void *ctx, char *err,
+                    size_t errlen)
+{
+  const char *path[XRAY__TMP_MORE], *src[CC_PARTS], *as[CC_PARTS], *log[CC_PARTS];
+  char *qsrc[CC_PARTS] = { NULL }, *qasm[CC_PARTS] = { NULL }, *qso = NULL, *cmd[CC_PARTS];
+  int rc = -1, p;
 
   *dl = NULL;
-  if (xray__tmp_open(&src, names, path, err, errlen))
+  if (parts < 1 || parts > CC_PARTS) {
+    snprintf(err, errlen, "%d parts of kernels (1 to %d)", parts, CC_PARTS);
     return -1;
-  if (xray__write_source(src, gen, arg, err, errlen))
-    goto out;
-  if (!(qsrc = xray__shell_word(src)) || !(qasm = xray__shell_word(path[0]))
-      || !(qso = xray__shell_word(path[1]))) {
+  }
+  if (xray__tmp_open(&src[0], cc_names, path, err, errlen))
+    return -1;
+  as[0] = path[0];
+  log[0] = path[2];
+  src[1] = path[3];
+  as[1] = path[4];
+  log[1] = path[5];
+  for (p = 0; p < parts; p++)
+    if (xray__write_source(src[p], gen, arg[p], err, errlen))
+      goto out;
+  for (p = 0; p < parts; p++)
+    if (!(qsrc[p] = xray__shell_word(src[p])) || !(qasm[p] = xray__shell_word(as[p]))) {
+      snprintf(err, errlen, "out of memory");
+      goto out;
+    }
+  if (!(qso = xray__shell_word(path[1]))) {
     snprintf(err, errlen, "out of memory");
     goto out;
   }
-  /* CC and CFLAGS are words for the shell, as in make. */
-  if (run_cmd(xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm, qsrc), path[2], err, errlen,
-              "compiling the kernels"))
+  /* CC and CFLAGS are words for the shell, as in make.  The parts
+   * compile side by side: nothing is timed meanwhile. */
+  for (p = 0; p < parts; p++)
+    cmd[p] = xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm[p], qsrc[p]);
+  if (run_cmds(cmd, log, parts, err, errlen, "compiling the kernels"))
     goto out;
   /* Assembling and linking use some flags of CFLAGS and not others: no
    * warning there is the project's business. */
-  if (run_cmd(xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s", cc, cflags, qso, qasm), path[2],
-              err, errlen, "linking the kernels"))
+  cmd[0] = xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s %s", cc, cflags, qso, qasm[0],
+                      parts > 1 ? qasm[1] : "");
+  if (run_cmds(cmd, log, 1, err, errlen, "linking the kernels"))
     goto out;
   if (!(*dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {
     const char *e = dlerror();
@@ -232,20 +258,31 @@ xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), co
       snprintf(err, errlen, "cannot load the kernels: %.150s", e ? e : "dlopen failed");
     goto out;
   }
-  if (check)
-    check(ctx, path[0]);
+  for (p = 0; check && p < parts; p++)
+    check(ctx, as[p]);
   rc = 0;
 out:
-  free(qsrc);
-  free(qasm);
+  for (p = 0; p < CC_PARTS; p++) {
+    free(qsrc[p]);
+    free(qasm[p]);
+  }
   free(qso);
   xray__tmp_close();
   return rc;
 }
 
+int
+xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen), const void *arg,
+              const char *cc, const char *cflags, void **dl,
+              void (*check)(void *ctx, const char *asm_path), void *ctx, char *err, size_t errlen)
+{
+  return xray__cc_load_parts(gen, &arg, 1, cc, cflags, dl, check, ctx, err, errlen);
+}
+
+/* Kernels part, part + parts, ... of c[0..n-1]: a part of the set. */
 struct set_args {
   const struct xray_cspec *c;
-  size_t n;
+  size_t n, part, parts;
 };
 
 static int
@@ -253,7 +290,7 @@ gen_set(FILE *f, const void *arg, char *err, size_t errlen)
 {
   const struct set_args *a = arg;
 
-  return xray__gen_kernel_set(f, a->c, a->n, err, errlen);
+  return xray__gen_kernel_set(f, a->c, a->n, a->part, a->parts, err, errlen);
 }
 
 static void
@@ -262,12 +299,20 @@ check_set(void *ctx, const char *asm_path)
   static_check(ctx, asm_path);
 }
 
+/* A set of this many kernels or more compiles in two parts where two
+ * CPUs can take them: the large sets (throughput's, registers') take
+ * most of a second at -O2; a small one would only pay for a second
+ * compiler. */
+#define SPLIT_KERNELS 8
+
 int
-xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n, const char *cc,
-                   const char *cflags, char *err, size_t errlen)
+xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c, size_t n,
+                         const char *cc, const char *cflags, char *err, size_t errlen)
 {
-  struct set_args gk;
+  struct set_args gk[2];
+  const void *arg[2] = { &gk[0], &gk[1] };
   size_t i;
+  int p, parts = n >= SPLIT_KERNELS && xray__run_lanes() >= 2 ? 2 : 1;
 
   xray__kernel_set_free(s);
   if (!(s->k = calloc(n, sizeof *s->k))) {
@@ -275,9 +320,15 @@ xray__kernel_set_compile(struct xray__kernel_set *s, const struct xray_cspec *c,
     return -1;
   }
   s->n = n;
-  gk.c = c;
-  gk.n = n;
-  if (xray__cc_load(gen_set, &gk, cc, cflags, &s->dl, check_set, s, err, errlen)) {
+  for (i = 0; i < n; i++)
+    s->k[i].stack = -1;
+  for (p = 0; p < parts; p++) {
+    gk[p].c = c;
+    gk[p].n = n;
+    gk[p].part = (size_t) p;
+    gk[p].parts = (size_t) parts;
+  }
+  if (xray__cc_load_parts(gen_set, arg, parts, cc, cflags, &s->dl, check_set, s, err, errlen)) {
     xray__kernel_set_free(s);
     return -1;
   }

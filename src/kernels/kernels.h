@@ -99,9 +99,11 @@ int xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cf
 
 /* kernels/generate.c, kernels/kernel-set.c: kernel sets, many kernels in one compile.  The
  * generated unit defines xray_kernel_K(iters) and xray_avail_K for each
- * kernel K (barrier form); a type the compiler lacks at these flags
- * (__m512d without AVX-512) compiles to an unavailable kernel. */
-int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, char *err, size_t errlen);
+ * kernel K (barrier form) of part, part + parts, ... below n (parts 1:
+ * every one); a type the compiler lacks at these flags (__m512d without
+ * AVX-512) compiles to an unavailable kernel. */
+int xray__gen_kernel_set(FILE *f, const struct xray_cspec *c, size_t n, size_t part, size_t parts,
+                         char *err, size_t errlen);
 /* Pragmas that keep a project's warning flags (-Werror) quiet on the
  * generated code that follows. */
 void xray__gen_quiet(FILE *f);
@@ -136,6 +138,13 @@ int xray__cc_load(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen)
                   const char *cc, const char *cflags, void **dl,
                   void (*check)(void *ctx, const char *asm_path), void *ctx, char *err,
                   size_t errlen);
+/* The same for a unit in parts (1 or 2): gen writes part p from arg[p];
+ * the parts compile side by side and link into one object, and check
+ * reads each part's assembly. */
+int xray__cc_load_parts(int (*gen)(FILE *f, const void *arg, char *err, size_t errlen),
+                        const void *const *arg, int parts, const char *cc, const char *cflags,
+                        void **dl, void (*check)(void *ctx, const char *asm_path), void *ctx,
+                        char *err, size_t errlen);
 
 /* kernels/branch.c: the branch kernels (Counter Inspection Toolkit, Fig. 9
  * and Fig. 11), each long xray_branch_K(long size, long lim) running size
@@ -221,10 +230,11 @@ int xray__stream_build(struct xray__stream_set *s, const char *cc, const char *c
 void xray__stream_free(struct xray__stream_set *s);
 
 /* kernels/c-kernel.c: the calling thread's private temporary directory (k.c
- * and up to three more files, removed by xray__tmp_close() and by
- * xray_remove_temporaries()). */
-int xray__tmp_open(const char **csrc, const char *const names[3], const char **paths, char *err,
-                   size_t errlen);
+ * and up to XRAY__TMP_MORE more files, names[i] until a NULL, removed by
+ * xray__tmp_close() and by xray_remove_temporaries()). */
+#define XRAY__TMP_MORE 6
+int xray__tmp_open(const char **csrc, const char *const names[XRAY__TMP_MORE], const char **paths,
+                   char *err, size_t errlen);
 /* Write the file path with gen (a generator of source text); 0, or -1
  * with why, a full disk included. */
 int xray__write_source(const char *path,
@@ -237,6 +247,19 @@ void xray__tmp_close(void);
  * (exit status, signal).  stdout and stderr go to the file out, or
  * nowhere. */
 int xray__run_shell(const char *cmd, const char *out, char *err, size_t errlen);
+/* The n commands cmd[i] (output to out[i]) at once, n at most
+ * XRAY__RUN_MAX, on the CPUs of xray__run_cpus: commands that time
+ * nothing (a compiler), unlike xray__run_shell's, which run where the
+ * thread does.  0 when each exits 0, else 1 + the index of the first
+ * that did not, with why. */
+#define XRAY__RUN_MAX 4
+int xray__run_shells(char *const *cmd, const char *const *out, int n, char *err, size_t errlen);
+/* Commands this thread starts run on CPUs cpu[0..n-1] (n 0: where the
+ * thread runs): a thread bound to one CPU for timing gives its commands
+ * the CPUs it had before (machine/os-kinds.c). */
+void xray__run_cpus(const int *cpu, int n);
+/* How many CPUs this thread's commands may use (at least 1). */
+int xray__run_lanes(void);
 /* Stop the command in flight, with its whole process group;
  * async-signal-safe. */
 void xray__run_stop(void);

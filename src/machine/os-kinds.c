@@ -238,6 +238,9 @@ xray__pin(struct xray__pin *p)
     p->cpu = NULL;
     return -1;
   }
+  /* The compiler and other commands keep the CPUs the thread had. */
+  if (!pins)
+    xray__run_cpus(p->cpu, p->n);
   p->outer = pins;
   pins = p;
   return 0;
@@ -256,6 +259,8 @@ xray__unpin(struct xray__pin *p)
     ;
   if (*at)
     *at = p->outer;
+  if (!pins)
+    xray__run_cpus(NULL, 0);
   xray__bind(p->cpu, p->n);
   free(p->cpu);
   p->cpu = NULL;

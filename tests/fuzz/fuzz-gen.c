@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (xray__gen_c(sink, &c, err, sizeof err) && !err[0])
     abort();
   err[0] = 0;
-  if (xray__gen_kernel_set(sink, &c, 1, err, sizeof err) && !err[0])
+  if (xray__gen_kernel_set(sink, &c, 1, 0, 1, err, sizeof err) && !err[0])
     abort();
   xray__sim_core_init(&cpu);
   err[0] = 0;
