@@ -89,30 +89,40 @@ out_of_time(const struct cc *c, char *why, size_t whylen)
   return 1;
 }
 
+/* Whether, a pair having taken d seconds, the line's pairs can still
+ * start before the deadline; else why says not.  An offset is measured
+ * only where the deadline has not passed (caches_line_of's loop), and a
+ * line needs the second reference pair, every offset from 8 bytes up to
+ * the loads' step (the L1D's line: no level below it has a shorter one),
+ * whose loads share a line, and two past the level's line.  Where those
+ * cannot all start in time, nothing more is spent on them: chases past
+ * the level are the probe's longest. */
+static int
+line_in_time(const struct cc *c, double d, char *why, size_t whylen)
+{
+  uint64_t s;
+  int need = 2;
+
+  for (s = 8; s < c->step; s *= 2)
+    need++;
+  if (!(c->deadline > 0 && xray__now() + need * d > c->deadline))
+    return 1;
+  snprintf(why, whylen, "not measured: the time budget (--budget) would be spent first");
+  return 0;
+}
+
 double
 caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t whylen)
 {
-  double thr, mid, y[16], one, two, t0 = xray__now(), d;
+  double thr, mid, y[16], one, two, t0 = xray__now();
   uint64_t s;
-  int n = 0, i, j, need = 2;
+  int n = 0, i, j;
 
-  /* An offset is measured only where the deadline has not passed (the
-   * loop below).  A line needs every offset from 8 bytes up to the
-   * loads' step (the L1D's line: no level below it has a shorter one),
-   * whose loads share a line, and two past the level's line.  So where
-   * the first reference pair shows that the second and those cannot all
-   * start in time, nothing more is spent on them: chases past the level
-   * are the probe's longest. */
-  for (s = 8; s < c->step; s *= 2)
-    need++;
   if (out_of_time(c, why, whylen))
     return NAN;
   one = pairs(c, k, 8);
-  d = xray__now() - t0;
-  if (!c->failed && c->deadline > 0 && xray__now() + need * d > c->deadline) {
-    snprintf(why, whylen, "not measured: the time budget (--budget) would be spent first");
+  if (!c->failed && !line_in_time(c, xray__now() - t0, why, whylen))
     return NAN;
-  }
   two = pairs(c, k, c->page / 2);
   if (c->failed) {
     snprintf(why, whylen, "%s", c->m->error);
