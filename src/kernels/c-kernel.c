@@ -111,8 +111,8 @@ sweep_stale(const char *tmp)
   closedir(d);
 }
 
-/* The private temporary directory, with k.c, k and up to three more
- * files; removed by xray__tmp_close() or on a signal. */
+/* The private temporary directory, with k.c, k and up to XRAY__TMP_MORE
+ * more files; removed by xray__tmp_close() or on a signal. */
 int
 xray__tmp_open(const char **csrc, const char *const names[XRAY__TMP_MORE], const char **paths,
                char *err, size_t errlen)

@@ -238,7 +238,8 @@ xray__pin(struct xray__pin *p)
     p->cpu = NULL;
     return -1;
   }
-  /* The compiler and other commands keep the CPUs the thread had. */
+  /* Commands that time nothing (a compiler) keep the CPUs the thread
+   * had. */
   if (!pins)
     xray__run_cpus(p->cpu, p->n);
   p->outer = pins;
