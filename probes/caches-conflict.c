@@ -174,8 +174,7 @@ caches_reduce(struct cc *c, const struct level *L, uint64_t *set, size_t n, int 
         groups = 2 * groups < n ? 2 * groups : n;
     } else
       groups = 2 * groups < n ? 2 * groups : n;
-    if ((c->deadline > 0 && xray__now() > c->deadline) || c->tests > CONFLICT_TESTS
-        || c->tests > last)
+    if (caches_late(c) || c->tests > CONFLICT_TESTS || c->tests > last)
       n = 0;
   }
   free(gone);
@@ -260,7 +259,7 @@ one_colour_tries(struct cc *c, const struct level *L, uint64_t *set, size_t n, i
   int ok = 0;
 
   for (*tries = 0; *tries < ONE_COLOUR_TRIES && !ok && !c->failed; ++*tries) {
-    if (*tries > 0 && c->deadline > 0 && xray__now() > c->deadline)
+    if (*tries > 0 && caches_late(c))
       break;
     ok = caches_one_colour(c, L, set, n, aguess);
   }
@@ -400,7 +399,7 @@ reduce_tries(struct cc *c, struct level *L, uint64_t *set, size_t n0, int aguess
   c->tests = 0;
   for (r->t = 0; r->t < CONFLICT_TRIES && r->agree < 2 && (r->t < 3 || any); r->t++) {
     size_t t = r->t;
-    if (c->deadline > 0 && xray__now() > c->deadline) {
+    if (caches_late(c)) {
       r->stop = "the time budget (--budget) was spent";
       break;
     }

@@ -292,7 +292,7 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
       struct pt *p = &c->pt[i];
       if ((skip && skip[i]) || p->draws >= draws_for(c, p->k, want))
         continue;
-      if (p->draws > 0 && c->deadline > 0 && xray__now() > c->deadline)
+      if (p->draws > 0 && caches_late(c))
         return;
       p->v[p->draws++] = caches_one_draw(c, p->k);
       more = 1;

@@ -226,8 +226,7 @@ caches_one_draw(struct cc *c, double k)
 void
 caches_add_draws(struct cc *c, struct pt *p, int want)
 {
-  while (p->draws < want && !c->failed && !(p->draws > 0 && c->deadline > 0
-                                            && xray__now() > c->deadline)) {
+  while (p->draws < want && !c->failed && !(p->draws > 0 && caches_late(c))) {
     p->v[p->draws++] = caches_one_draw(c, p->k);
   }
 }

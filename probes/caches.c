@@ -81,9 +81,9 @@ pairs(struct cc *c, double k, uint64_t s)
 
 /* Whether the deadline has passed; then why says so. */
 static int
-out_of_time(const struct cc *c, char *why, size_t whylen)
+budget_spent(const struct cc *c, char *why, size_t whylen)
 {
-  if (!(c->deadline > 0 && xray__now() > c->deadline))
+  if (!caches_late(c))
     return 0;
   snprintf(why, whylen, "not measured: the time budget (--budget) was spent");
   return 1;
@@ -118,7 +118,7 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
   uint64_t s;
   int n = 0, i, j;
 
-  if (out_of_time(c, why, whylen))
+  if (budget_spent(c, why, whylen))
     return NAN;
   one = pairs(c, k, 8);
   if (!c->failed && !line_in_time(c, xray__now() - t0, why, whylen))
@@ -138,7 +138,7 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
   thr = (3 * two + one) / 4;
   mid = (two + one) / 2;
   for (s = 8; s < c->page && n < 16; s *= 2, n++) {
-    if (out_of_time(c, why, whylen))
+    if (budget_spent(c, why, whylen))
       return NAN;
     y[n] = pairs(c, k, s);
     if (c->failed) {

@@ -72,6 +72,14 @@ struct cc {
   long tests;                           /* conflict tests of the level so far */
 };
 
+/* Whether c's deadline has passed (a machine that takes no real time
+ * has none). */
+static inline int
+caches_late(const struct cc *c)
+{
+  return c->deadline > 0 && xray__now() > c->deadline;
+}
+
 /* The most pages of one colour whose miss chance is modelled (see
    colour_miss_q). */
 #define QMAX 96
