@@ -291,6 +291,13 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
   if (c->m->core_hz > 0)
     v->ns = l->lo / c->m->core_hz * 1e9;
   doubt_after_shared(S, i, v);
+  /* The last level of real hardware is shared with other tenants (its
+   * capacity is this process's share): the height of its plateau moves
+   * with their load from run to run, and no second view pins it. */
+  if (c->m->hardware && i == S->nl - 1 && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
+    xray__value_doubt(v,
+                      "; not confirmed: a last level other tenants share, whose plateau "
+                      "moves with their load");
   /* L2's loads share the L1D's lines where those are longer than the
    * step, and the step is the L1D's line only where that is known. */
   if (i == 1 && !c->step_known && v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed)
