@@ -33,7 +33,8 @@
  * Confirmed: both footprints and most rounds on their own gave the same
  * verdict for every CPU, and the level's capacity is confirmed or the
  * OS's topology gives the same count; the round trip when twice a line's
- * hand-off agrees within HANDOFF_AGREE. */
+ * hand-off agrees within HANDOFF_AGREE, and the CPUs are not a
+ * hypervisor's. */
 #include "probes.h"
 
 #include <math.h>
@@ -369,6 +370,13 @@ c2c(xray_machine *m, const xray_report *rep, xray_value *v, const int *cpu, int 
                       "; not confirmed: twice a line the other core wrote, read and taken, "
                       "takes %.0f",
                       two);
+  /* A hypervisor places its virtual CPUs on host cores of its choosing
+   * and may move them between runs: the two views agree within a run,
+   * but the round trip is no property of the machine. */
+  else if (m->timed && xray__os_guest())
+    xray__value_doubt(v,
+                      "; not confirmed: the CPUs are a hypervisor's, which it may place on "
+                      "other host cores from run to run");
 }
 
 static int

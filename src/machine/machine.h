@@ -237,6 +237,9 @@ int xray__machine_more_runs(const xray_machine *m, double deadline, int n, int r
 /* machine/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
  * CPUID), by name; -1 if it gives none. */
 int xray__os_read(const char *name, double *v, char *src, size_t srclen);
+/* Whether this OS runs under a hypervisor that says so (x86's CPUID flag,
+ * "hypervisor" in /proc/cpuinfo): 1, else 0 (also where none says). */
+int xray__os_guest(void);
 /* machine/os.c: the CPUs this thread may use (its affinity mask, or the
  * mask it had before a pin below), at most max of them in cpu[]; how many
  * there are. */

@@ -285,6 +285,16 @@ cpuinfo(const char *key, const char *word)
   return v;
 }
 
+int
+xray__os_guest(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  return cpuinfo("flags", "hypervisor") > 0;
+#else
+  return 0;
+#endif
+}
+
 /* Cores and threads per core among the CPUs this process may use (its
  * affinity mask, which taskset and cpusets narrow), from sysfs topology:
  * the OS's view of what xray's cores probe can see. */

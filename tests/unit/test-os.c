@@ -231,7 +231,7 @@ main(void)
 #endif
   tap_plan((int) (sizeof zen4 / sizeof *zen4 + sizeof zen5 / sizeof *zen5 + sizeof smt / sizeof *smt
                   + 2 + sizeof none / sizeof *none + 1 + sizeof bad_lists / sizeof *bad_lists + 1
-                  + 4 + PIN_CHECKS));
+                  + 4 + 3 + PIN_CHECKS));
   if (!top)
     top = ".";
 #define TREE(name, w)                                                                              \
@@ -275,6 +275,24 @@ main(void)
   check_kinds(root, "zen4-genoa", "");
   snprintf(root, sizeof root, "%s/tests/data/fsroot/smt-reordered", top);
   check_kinds(root, "smt-reordered", "");
+  /* A guest says so in /proc/cpuinfo's flags (x86); a tree without the
+   * flag, or without a cpuinfo, is not one. */
+  {
+    static const struct {
+      const char *tree;
+      int want;
+    } g[] = { { "zen4-genoa", 1 }, { "smt-reordered", 0 }, { "no-such-tree", 0 } };
+    for (i = 0; i < sizeof g / sizeof *g; i++) {
+      int got;
+      snprintf(root, sizeof root, "%s/tests/data/fsroot/%s", top, g[i].tree);
+      setenv("XRAY_FSROOT", root, 1);
+      got = xray__os_guest();
+      if (x86)
+        tap_ok(got == g[i].want, "%s: under a hypervisor %d (want %d)", g[i].tree, got, g[i].want);
+      else
+        tap_ok(got == 0, "%s: under a hypervisor %d (x86's flag only: want 0)", g[i].tree, got);
+    }
+  }
   /* Unset, the live system answers again: its page size from sysconf. */
   unsetenv("XRAY_FSROOT");
   {
