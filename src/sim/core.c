@@ -8,6 +8,8 @@
  *   drift=PERCENT  the clock moves this much over a probe's run (0)
  *   swing=PERCENT[:FRACTION]  ... and this much for FRACTION of it from
  *                  four tenths of the way on, then back (0:0.2)
+ *   step=PERCENT   the clock moved this much after the machine was made
+ *                  and holds there (0)
  *   int=ADD:MUL:DIV         integer latencies in cycles (1:3:9)
  *   fp=ADD:MUL:DIV:FMA      floating-point latencies (3:3:13.5:4)
  *   ithru=ADD:MUL:DIV       integer operations per cycle (4:1:0.2)
@@ -117,10 +119,10 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
   double v[4];
   int i;
 
-  if (strcmp(key, "drift") == 0 || strcmp(key, "swing") == 0) {
+  if (strcmp(key, "drift") == 0 || strcmp(key, "swing") == 0 || strcmp(key, "step") == 0) {
     char *end;
     double d = xray__decimal(val, &end), f = 0.2;
-    if (key[0] == 's' && end != val && *end == ':') {
+    if (key[1] == 'w' && end != val && *end == ':') {
       const char *at = end + 1;
       f = xray__decimal(at, &end);
       if (end == at || *end || !(f > 0 && f <= 0.6)) {
@@ -133,8 +135,8 @@ xray__sim_core_item(struct xray__sim_core *c, const char *key, const char *val, 
       snprintf(err, errlen, "%s=%s: expected a percentage between -50 and 50", key, val);
       return -1;
     }
-    *(key[0] == 'd' ? &c->drift : &c->swing) = d / 100;
-    if (key[0] == 's')
+    *(key[0] == 'd' ? &c->drift : key[1] == 'w' ? &c->swing : &c->step) = d / 100;
+    if (key[1] == 'w')
       c->swing_for = f;
   } else if (strcmp(key, "clock") == 0 && strcmp(val, "none") == 0) {
     c->hidden = 1;

@@ -15,6 +15,7 @@ struct xray__sim_core {
   int hidden; /* clock=none: the probes cannot time the core's clock */
   double swing; /* relative change for part of a probe's run ... */
   double swing_for; /* ... that fraction of it, from 0.4 of the way on */
+  double step; /* relative change since the machine was made, held throughout */
   double lat[2][4], thru[2][4]; /* [int, fp][add, mul, div, fma]: cycles, ops per cycle */
   int regs[3]; /* variables that fit in registers: int, fp, vector */
   int vecbits; /* widest vector type the compiler offers */

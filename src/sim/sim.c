@@ -246,15 +246,15 @@ sim_kinfo(xray_machine *base, size_t i, double *stack)
   return avail;
 }
 
-/* The clock now against the one the machine was made with: it drifts
- * with simulated time, and swings for a part of each probe's run from
- * 0.4 of the way on. */
+/* The clock now against the one the machine was made with: it stepped
+ * once since then, drifts with simulated time, and swings for a part of
+ * each probe's run from 0.4 of the way on. */
 static double
 clock_now(const struct sim *m)
 {
   double phase = fmod(m->cpu.t, 1.0);
 
-  return (1 + m->cpu.drift * m->cpu.t)
+  return (1 + m->cpu.step) * (1 + m->cpu.drift * m->cpu.t)
       * (phase > 0.4 && phase <= 0.4 + m->cpu.swing_for + 1e-9 ? 1 + m->cpu.swing : 1);
 }
 
