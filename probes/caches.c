@@ -381,23 +381,18 @@ find_levels(struct cc *c, struct shape *S)
 static void
 load_step(xray_machine *m, const xray_report *r, struct cc *c)
 {
-  xray_report *own = NULL;
-  const xray_report *from = r;
-  const xray_value *v = xray_report_get(r, "XRAY_L1D_LINE"), *sz, *ways;
+  static const char *const needs[] = { "XRAY_L1D_LINE", NULL }, *const deps[] = { "dcache", NULL };
+  xray_report *own;
+  const xray_report *from = xray__resting_on(m, r, needs, deps, &own);
+  const xray_value *v = from ? xray_report_get(from, "XRAY_L1D_LINE") : NULL, *sz, *ways;
   double line = 0;
 
-  if (!v && (own = xray_report_new())) {
-    xray_probe_run(xray_probe_find("dcache"), m, own);
-    v = xray_report_get(own, "XRAY_L1D_LINE");
-    from = own;
-  }
-  if (v && xray_value_confirmed(v))
+  if (xray__sure(v))
     line = xray_value_number(v);
-  sz = xray_report_get(from, "XRAY_L1D_SIZE");
-  ways = xray_report_get(from, "XRAY_L1D_ASSOC");
+  sz = from ? xray_report_get(from, "XRAY_L1D_SIZE") : NULL;
+  ways = from ? xray_report_get(from, "XRAY_L1D_ASSOC") : NULL;
   c->l1col = 0;
-  if (sz && ways && xray_value_confirmed(sz) && xray_value_confirmed(ways)
-      && xray_value_number(ways) >= 1) {
+  if (xray__sure(sz) && xray__sure(ways) && xray_value_number(ways) >= 1) {
     double col = xray_value_number(sz) / xray_value_number(ways) / (double) c->page;
     c->l1col = col >= 2 && col == floor(col) ? (size_t) col : 0;
   }

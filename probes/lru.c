@@ -104,11 +104,17 @@ view(xray_machine *m, double c, size_t ln, size_t nb, double lo, double hi, stru
   return 0;
 }
 
-/* The L1D's capacity and line, from the dcache probe; 0, or -1 with why. */
+/* The L1D's capacity, line and latency: from an earlier probe of this
+ * run, else as given, else from a run of the dcache probe
+ * (xray__resting_on); 0, or -1 with why. */
 static int
-l1d(xray_machine *m, double *c, double *ln, double *lat, char *why, size_t len)
+l1d(xray_machine *m, const xray_report *rep, double *c, double *ln, double *lat, char *why,
+    size_t len)
 {
-  xray_report *r = xray_report_new();
+  static const char *const needs[] = { "XRAY_L1D_SIZE", "XRAY_L1D_LINE", NULL };
+  static const char *const deps[] = { "dcache", NULL };
+  xray_report *own;
+  const xray_report *r = xray__resting_on(m, rep, needs, deps, &own);
   const xray_value *vc, *vl, *vt;
   int rc = -1;
 
@@ -116,25 +122,23 @@ l1d(xray_machine *m, double *c, double *ln, double *lat, char *why, size_t len)
     snprintf(why, len, "out of memory");
     return -1;
   }
-  xray_probe_run(xray_probe_find("dcache"), m, r);
   vc = xray_report_get(r, "XRAY_L1D_SIZE");
   vl = xray_report_get(r, "XRAY_L1D_LINE");
   vt = xray_report_get(r, "XRAY_L1D_LATENCY");
   /* Its whole cycles: a disturbed dcache run reads the latency high too. */
-  *lat = vt && xray_value_source(vt) == XRAY_SOURCE_MEASURED ? xray_value_number(vt) : NAN;
+  *lat = xray__established(vt) ? xray_value_number(vt) : NAN;
   /* Each sweep reads its own word of a line: five sweeps need 40 bytes. */
-  if (vc && vl && xray_value_source(vc) == XRAY_SOURCE_MEASURED && xray_value_confirmed(vl)
-      && xray_value_number(vl) >= 40) {
+  if (xray__established(vc) && xray__sure(vl) && xray_value_number(vl) >= 40) {
     *c = xray_value_number(vc);
     *ln = xray_value_number(vl);
     rc = 0;
   } else
     snprintf(why, len, "the L1D's capacity and line are not established here: %s",
-             !vc || !vl                                          ? "no value"
-                 : xray_value_source(vc) != XRAY_SOURCE_MEASURED ? xray_value_reason(vc)
-                 : xray_value_source(vl) != XRAY_SOURCE_MEASURED ? xray_value_reason(vl)
-                                                                 : "its line is not confirmed");
-  xray_report_free(r);
+             !vc || !vl                   ? "no value"
+                 : !xray__established(vc) ? xray_value_reason(vc)
+                 : !xray__established(vl) ? xray_value_reason(vl)
+                                          : "its line is not confirmed");
+  xray_report_free(own);
   return rc;
 }
 
@@ -201,7 +205,7 @@ run_lru(xray_machine *m, xray_report *rep)
 
   if (!v)
     return -1;
-  if (l1d(m, &c, &ln, &lat, why, sizeof why)) {
+  if (l1d(m, rep, &c, &ln, &lat, why, sizeof why)) {
     xray__value_unknown(v, why);
     return 0;
   }

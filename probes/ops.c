@@ -142,53 +142,96 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
     v->ns = cycles / m->core_hz * 1e9;
 }
 
+const xray_report *
+xray__resting_on(xray_machine *m, const xray_report *rep, const char *const *names,
+                 const char *const *deps, xray_report **own)
+{
+  size_t i, j;
+  int all = rep != NULL;
+
+  *own = NULL;
+  for (j = 0; all && names[j]; j++)
+    all = xray_report_get(rep, names[j]) != NULL;
+  if (all)
+    return rep;
+  if (!(*own = xray_report_new()))
+    return NULL;
+  for (j = 0, all = 1; all && names[j]; j++) {
+    for (i = 0; i < m->ngiven && strcmp(m->given[i].name, names[j]) != 0; i++)
+      ;
+    all = i < m->ngiven;
+  }
+  for (i = 0; all && i < m->ngiven; i++) {
+    xray_value *v = xray__report_param(*own, m->given[i].name, NULL, NULL);
+    if (v) {
+      v->source = XRAY_SOURCE_OVERRIDE;
+      v->value = v->exact = m->given[i].value;
+      v->unconfirmed = !m->given[i].confirmed;
+      snprintf(v->method, sizeof v->method, "given");
+    }
+  }
+  for (j = 0; !all && deps[j]; j++)
+    xray_probe_run(xray_probe_find(deps[j]), m, *own);
+  return *own;
+}
+
+int
+xray__established(const xray_value *v)
+{
+  return v
+      && (xray_value_source(v) == XRAY_SOURCE_MEASURED
+          || xray_value_source(v) == XRAY_SOURCE_OVERRIDE)
+      && isfinite(xray_value_number(v));
+}
+
+int
+xray__sure(const xray_value *v)
+{
+  return xray__established(v)
+      && (xray_value_source(v) == XRAY_SOURCE_OVERRIDE ? !v->unconfirmed : xray_value_confirmed(v));
+}
+
 int
 xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
                   double *line, char *why, size_t len)
 {
   static const char *const names[4] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
                                         "XRAY_L4_SIZE" };
-  xray_report *own = NULL;
-  const xray_report *r = rep;
+  static const char *const needs[] = { "XRAY_L1D_SIZE", "XRAY_CACHE_LEVELS", NULL };
+  static const char *const deps[] = { "dcache", "caches", NULL };
+  xray_report *own;
+  const xray_report *r = xray__resting_on(m, rep, needs, deps, &own);
   const xray_value *v, *nv;
   int n = 0, total = 4;
 
   *line = 64;
   why[0] = 0;
-  if (!r || !xray_report_get(r, names[0]) || !xray_report_get(r, "XRAY_CACHE_LEVELS")) {
-    if (!(own = xray_report_new())) {
-      snprintf(why, len, "out of memory");
-      return 0;
-    }
-    xray_probe_run(xray_probe_find("dcache"), m, own);
-    xray_probe_run(xray_probe_find("caches"), m, own);
-    r = own;
+  if (!r) {
+    snprintf(why, len, "out of memory");
+    return 0;
   }
-  if ((v = xray_report_get(r, "XRAY_L1D_LINE")) && xray_value_source(v) == XRAY_SOURCE_MEASURED)
+  if (xray__established(v = xray_report_get(r, "XRAY_L1D_LINE")))
     *line = xray_value_number(v);
-  if ((nv = xray_report_get(r, "XRAY_CACHE_LEVELS"))
-      && xray_value_source(nv) == XRAY_SOURCE_MEASURED)
+  if (xray__established(nv = xray_report_get(r, "XRAY_CACHE_LEVELS")))
     total = (int) xray_value_number(nv);
   if (sure)
-    sure[max] = nv && xray_value_confirmed(nv);
-  while (n < max && n < 4 && n < total && (v = xray_report_get(r, names[n]))
-         && xray_value_source(v) == XRAY_SOURCE_MEASURED
+    sure[max] = xray__sure(nv);
+  while (n < max && n < 4 && n < total && xray__established(v = xray_report_get(r, names[n]))
          && (!n || xray_value_number(v) > level[n - 1])) {
     if (sure)
-      sure[n] = xray_value_confirmed(v);
+      sure[n] = xray__sure(v);
     level[n++] = xray_value_number(v);
   }
-  if (n < max && n < 4 && (n < total || !nv || xray_value_source(nv) != XRAY_SOURCE_MEASURED)) {
+  if (n < max && n < 4 && (n < total || !xray__established(nv))) {
     v = xray_report_get(r, names[n]);
     if (n >= total)
       snprintf(why, len, "the number of cache levels is not established (%s)",
                nv ? xray_value_reason(nv) : "no value");
     else
       snprintf(why, len, "the L%d%s's capacity is not established (%s)", n + 1, n ? "" : "D",
-               !v ? "no value"
-                   : xray_value_source(v) != XRAY_SOURCE_MEASURED
-                   ? xray_value_reason(v)
-                   : "not larger than the level above");
+               !v                          ? "no value"
+                   : !xray__established(v) ? xray_value_reason(v)
+                                           : "not larger than the level above");
   }
   xray_report_free(own);
   return n;

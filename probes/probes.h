@@ -38,9 +38,24 @@ void xray__value_ns(xray_machine *m, xray_value *v, double cycles);
 void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *assoc,
                            xray_value *line);
 
+/* probes/ops.c: the report holding the values a probe rests on, names
+ * (NULL-terminated): rep, where an earlier probe of this run set them all
+ * there; else the values given to the machine (xray_machine_give), where
+ * they hold them all, as a report of their own (source override); else a
+ * run of each probe of deps (NULL-terminated) into one.  *own is that
+ * report, for the caller to free, or NULL; NULL without memory. */
+const xray_report *xray__resting_on(xray_machine *m, const xray_report *rep,
+                                    const char *const *names, const char *const *deps,
+                                    xray_report **own);
+/* ... v there is established (measured in this run, or given), and sure
+ * (confirmed, or given as confirmed). */
+int xray__established(const xray_value *v);
+int xray__sure(const xray_value *v);
+
 /* probes/ops.c: the capacities of the data levels xray measured, L1D
  * first, at most max (4 or fewer): from rep where the dcache and caches
- * probes ran into it already, else by running them.  How many levels in a
+ * probes ran into it already, else as given to the machine, else by
+ * running them (xray__resting_on).  How many levels in a
  * row are measured; if fewer than max and than the levels there are, why
  * says why the next is not (else it is empty).  *line: the L1D's line (64
  * if it is not measured).  Unless sure is NULL (else it holds max + 1),

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define XRAY_VERSION "0.1.0"
-#define XRAY_API_VERSION 7
+#define XRAY_API_VERSION 8
 
 const char *xray_version(void);
 
@@ -65,6 +65,15 @@ void xray_remove_temporaries(void);
 int xray_machine_set_option(xray_machine *m, const char *name, const char *value, char *err,
                             size_t errlen);
 void xray_machine_set_budget(xray_machine *m, double seconds_per_probe);
+/* A value taken as given, e.g. ("XRAY_L2_SIZE", 1048576, 1) from an
+ * earlier run: a probe that rests on it (bandwidth, sharing and
+ * interference on the cache levels, caches and lru on the L1D) uses it
+ * where no earlier probe of the same run set it, instead of measuring it
+ * again; confirmed 0 makes what rests on it unconfirmed.  A given value is
+ * not itself reported.  -1 for a name xray does not report, a value that
+ * is not finite, or too many values (256); a name given again replaces
+ * its value. */
+int xray_machine_give(xray_machine *m, const char *name, double value, int confirmed);
 void xray_machine_set_trace(xray_machine *m, FILE *csv);
 const char *xray_machine_describe(const xray_machine *m);
 /* What a machine is, never which kind of machine made it.  timed: its

@@ -25,6 +25,19 @@ int xray_cli_out_commit(enum xray_cli_out which, const char *name);
 /* 0, or 1 with a message if what went to the standard output was lost. */
 int xray_cli_stdout_done(void);
 
+/* cli/given.c: xray --given=FILE (- for the standard input): the values
+ * FILE gives, in xray's --format=shell (see given.c), into *out (free
+ * it), *n of them, each with its line for messages.  -1 with a message
+ * naming the file, the line and what to fix. */
+struct xray_cli_given {
+  char name[48];
+  double value;
+  int unconfirmed;
+  long line;
+};
+int xray_cli_given_read(const char *path, struct xray_cli_given **out, size_t *n, char *err,
+                        size_t len);
+
 /* cli/usage.c: xray --help's text, naming the program prog. */
 void xray_cli_usage(FILE *f, const char *prog);
 

@@ -25,7 +25,9 @@ usage_error(const char *fmt, const char *arg)
 struct settings {
   xray_format fmt;
   const char *output, *trace, *simulate, *cc, *cflags, *ops, *types, *record, *replay;
-  const char *plot;
+  const char *plot, *given;
+  struct xray_cli_given *gv; /* the values --given gives, ngv of them */
+  size_t ngv;
   long repeat, kind; /* kind: 1.., or 0 for every kind */
   xray_kernel kernel;
   double budget;
@@ -121,6 +123,9 @@ take_option(int c, char *arg, struct settings *s)
   case 'K':
     s->kind = whole(arg, 8, "invalid --kind '%s' (a kind of core: a whole number from 1 to 8)");
     break;
+  case 'g':
+    s->given = nonempty(arg, "invalid --given '%s' (a file of xray --format=shell output)");
+    break;
   }
 }
 
@@ -153,25 +158,18 @@ select_probes(int argc, char **argv, struct settings *s)
 static void
 parse_args(int argc, char **argv, struct settings *s)
 {
-  static const struct option opts[] = { { "format", required_argument, 0, 'f' },
-                                        { "output", required_argument, 0, 'o' },
-                                        { "trace", required_argument, 0, 't' },
-                                        { "budget", required_argument, 0, 'b' },
-                                        { "simulate", required_argument, 0, 's' },
-                                        { "kernel", required_argument, 0, 'k' },
-                                        { "cc", required_argument, 0, 'C' },
-                                        { "cflags", required_argument, 0, 'F' },
-                                        { "ops", required_argument, 0, 'O' },
-                                        { "types", required_argument, 0, 'T' },
-                                        { "record", required_argument, 0, 'R' },
-                                        { "repeat", required_argument, 0, 'N' },
-                                        { "replay", required_argument, 0, 'P' },
-                                        { "plot", required_argument, 0, 'G' },
-                                        { "kind", required_argument, 0, 'K' },
-                                        { "list", no_argument, 0, 'l' },
-                                        { "help", no_argument, 0, 'h' },
-                                        { "version", no_argument, 0, 'V' },
-                                        { 0, 0, 0, 0 } };
+  static const struct option opts[] = {
+    { "format", required_argument, 0, 'f' },   { "output", required_argument, 0, 'o' },
+    { "trace", required_argument, 0, 't' },    { "budget", required_argument, 0, 'b' },
+    { "simulate", required_argument, 0, 's' }, { "kernel", required_argument, 0, 'k' },
+    { "cc", required_argument, 0, 'C' },       { "cflags", required_argument, 0, 'F' },
+    { "ops", required_argument, 0, 'O' },      { "types", required_argument, 0, 'T' },
+    { "record", required_argument, 0, 'R' },   { "repeat", required_argument, 0, 'N' },
+    { "replay", required_argument, 0, 'P' },   { "plot", required_argument, 0, 'G' },
+    { "kind", required_argument, 0, 'K' },     { "given", required_argument, 0, 'g' },
+    { "list", no_argument, 0, 'l' },           { "help", no_argument, 0, 'h' },
+    { "version", no_argument, 0, 'V' },        { 0, 0, 0, 0 }
+  };
   size_t i;
   int c;
 
@@ -255,6 +253,9 @@ check_args(struct settings *s)
     usage_error("%s", "--record writes its own trace: not with --trace or --replay");
   if (s->repeat && !s->record)
     usage_error("%s", "--repeat goes with --record");
+  /* A recording must hold every point its probes take. */
+  if (s->given && s->record)
+    usage_error("%s", "--record measures everything its probes rest on: not with --given");
   if (getenv("XRAY_FSROOT") && *getenv("XRAY_FSROOT")) {
     struct stat st;
     if (stat(getenv("XRAY_FSROOT"), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -275,6 +276,13 @@ check_args(struct settings *s)
     need_dir("--record", s->record);
   if (s->plot)
     need_dir("--plot", s->plot);
+  if (s->given) {
+    char err[600];
+    if (xray_cli_given_read(s->given, &s->gv, &s->ngv, err, sizeof err)) {
+      fprintf(stderr, "%s: %s\n", prog, err);
+      exit(2);
+    }
+  }
 }
 
 /* The kinds of core of the machine the settings name (none for a
@@ -463,12 +471,28 @@ open_outputs(struct settings *s, char rpath[3][4096])
   xray_cli_out_open(XRAY_CLI_OUT_RESULTS, s->output);
 }
 
+/* The values --given read, to m (the kind measured first: the names
+ * without _KIND are kind 1's, or the one kind's); a name xray does not
+ * report ends here. */
+static void
+give(const struct settings *s, xray_machine *m)
+{
+  size_t i;
+
+  for (i = 0; i < s->ngv; i++)
+    if (xray_machine_give(m, s->gv[i].name, s->gv[i].value, !s->gv[i].unconfirmed)) {
+      fprintf(stderr, "%s: --given: %s line %ld: %s is not a value xray reports\n", prog, s->given,
+              s->gv[i].line, s->gv[i].name);
+      xray_machine_free(m);
+      exit(2);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
   struct settings s = {
-    XRAY_FORMAT_TEXT, "-", NULL,     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
-    XRAY_KERNEL_AUTO, 2.0, { NULL }, 0
+    .fmt = XRAY_FORMAT_TEXT, .output = "-", .kernel = XRAY_KERNEL_AUTO, .budget = 2.0
   };
   struct xray_cli_owned own[16]; /* each probe's values in the report */
   FILE *plotf = NULL;
@@ -505,6 +529,7 @@ main(int argc, char **argv)
   kinds = find_kinds(&s);
   first = s.kind ? (size_t) s.kind - 1 : 0;
   m = make_machine(&s, kinds, first);
+  give(&s, m);
   if (plotf || s.trace)
     xray_machine_set_trace(m, plotf ? plotf : xray_cli_out_file(XRAY_CLI_OUT_TRACE));
   rep = measure_kinds(&s, kinds, m, own, &rc);
@@ -536,5 +561,6 @@ main(int argc, char **argv)
 #endif
   xray_report_free(rep);
   xray_kinds_free(kinds);
+  free(s.gv);
   return rc;
 }

@@ -93,6 +93,25 @@ xray_machine_free(xray_machine *m)
   }
 }
 
+int
+xray_machine_give(xray_machine *m, const char *name, double value, int confirmed)
+{
+  size_t i;
+
+  if (!xray__param_find(name) || strlen(name) >= sizeof m->given[0].name || !isfinite(value))
+    return -1;
+  for (i = 0; i < m->ngiven && strcmp(m->given[i].name, name) != 0; i++)
+    ;
+  if (i == XRAY__GIVEN_MAX)
+    return -1;
+  if (i == m->ngiven)
+    m->ngiven++;
+  snprintf(m->given[i].name, sizeof m->given[i].name, "%s", name);
+  m->given[i].value = value;
+  m->given[i].confirmed = confirmed != 0;
+  return 0;
+}
+
 void
 xray_machine_set_budget(xray_machine *m, double seconds)
 {

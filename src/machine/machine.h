@@ -108,6 +108,8 @@ enum xray__failure {
   XRAY__FAIL_UNRECORDED /* a replay holds no such point */
 };
 
+#define XRAY__GIVEN_MAX 256 /* values a machine takes as given */
+
 struct xray_machine {
   const struct xray__machine_ops *ops;
   int modelled; /* kernels are modelled, not run: machine code of any ISA will do */
@@ -141,6 +143,15 @@ struct xray_machine {
   char types[256]; /* TYPE,... for the registers probe */
   char error[200]; /* why a measurement was impossible, for people */
   enum xray__failure failure; /* and what kind of why, for probes */
+  /* Values taken as given (xray_machine_give): a probe that rests on one
+   * of them uses it where no earlier probe of its run set it, instead of
+   * measuring it again (xray__resting_on). */
+  struct xray__given {
+    char name[48];
+    double value;
+    int confirmed;
+  } given[XRAY__GIVEN_MAX];
+  size_t ngiven;
 };
 
 /* machine/machine.c: m's words (above) as the real backend's, which a

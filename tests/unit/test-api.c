@@ -4,6 +4,7 @@
 #include <xray.h>
 #include "../tap.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The i-th value is the one of that name, and reads the same through
@@ -37,8 +38,8 @@ main(void)
   xray_machine *m;
   size_t i;
 
-  tap_plan(14);
-  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 7,
+  tap_plan(16);
+  tap_ok(strcmp(xray_version(), XRAY_VERSION) == 0 && XRAY_API_VERSION == 8,
          "library %s, header %s, API version %d", xray_version(), XRAY_VERSION, XRAY_API_VERSION);
   for (i = 0; xray_probe_at(i); i++)
     ;
@@ -76,6 +77,26 @@ main(void)
   tap_ok(r && xray_report_count(r) == 0 && xray_report_write(r, stdout, XRAY_FORMAT_SHELL) == 0,
          "a new report is empty and writes nothing but its header");
   xray_report_free(r);
+
+  /* Values given: a name xray reports, finite; the last of a name counts,
+   * and the dcache probe the lru probe rests on does not run (the L1D's
+   * latency from it would be in lru's method). */
+  m = xray_machine_simulated("l1d=32K:8:64", err, sizeof err);
+  tap_ok(m && xray_machine_give(m, "XRAY_NO_SUCH", 1, 1) == -1
+             && xray_machine_give(m, "XRAY_L1D_SIZE", NAN, 1) == -1
+             && xray_machine_give(m, "XRAY_L1D_SIZE", 16384, 1) == 0
+             && xray_machine_give(m, "XRAY_L1D_SIZE", 32768, 1) == 0
+             && xray_machine_give(m, "XRAY_L1D_LINE", 64, 1) == 0,
+         "xray_machine_give takes names xray reports and finite values only");
+  r = xray_report_new();
+  if (m && r)
+    xray_probe_run(xray_probe_find("lru"), m, r);
+  v = r ? xray_report_get(r, "XRAY_L1D_LRU") : NULL;
+  tap_ok(v && xray_value_number(v) == 1 && strstr(xray_value_method(v), "(32768 bytes)")
+             && !xray_report_get(r, "XRAY_L1D_SIZE"),
+         "lru rests on the given L1D, which is not reported: %s", v ? xray_value_method(v) : "");
+  xray_report_free(r);
+  xray_machine_free(m);
 
   /* Kinds of core: a simulated machine of two, each measured on its own
    * machine, their values added with their suffixes and their names as
