@@ -32,8 +32,9 @@
 #   A cross build takes its values from a recording of the target instead:
 #   'xray --record=DIR' there, then ./configure --host=...
 #   --with-xray-recording=DIR (or XRAY_RECORDING=DIR).  The engine is then
-#   built for the build machine (CC_FOR_BUILD, default cc) and answers
-#   every probe the recording holds points of from them, each value shown
+#   built for the build machine (CC_FOR_BUILD, default cc, and
+#   CFLAGS_FOR_BUILD, default -O2) and answers every probe the recording
+#   holds points of from them, each value shown
 #   as replayed from the recorded CPU; values no recording gives (the
 #   compiled operation kernels of AX_XRAY_LATENCY, AX_XRAY_THROUGHPUT,
 #   AX_XRAY_FMA and AX_XRAY_REGISTERS) stay unknown with that reason.  A
@@ -68,7 +69,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 16
+#serial 17
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -110,6 +111,7 @@ AC_ARG_WITH([xray-recording],
      [take xray's values from DIR, a recording of the target made there with 'xray --record=DIR' (for cross builds)])])
 AC_ARG_VAR([XRAY_RECORDING], [a recording of the target made with 'xray --record' (as --with-xray-recording)])
 AC_ARG_VAR([CC_FOR_BUILD], [the build machine's C compiler, for xray's engine when a cross build replays a recording (default: cc)])
+AC_ARG_VAR([CFLAGS_FOR_BUILD], [its flags (default: -O2)])
 _AX_XRAY_RECORDING
 ax_xray_build ()
 {
@@ -123,7 +125,7 @@ ax_xray_build ()
   ax_xray_save_cc=$CC ax_xray_save_cflags=$CFLAGS
   ax_xray_save_cppflags=$CPPFLAGS ax_xray_save_ldflags=$LDFLAGS
   AS_IF([test "$cross_compiling" = yes],
-        [CC=${CC_FOR_BUILD:-cc} CFLAGS=-O2 CPPFLAGS= LDFLAGS=])
+        [CC=${CC_FOR_BUILD:-cc} CFLAGS=${CFLAGS_FOR_BUILD--O2} CPPFLAGS= LDFLAGS=])
   ax_xray_compile xray-probe$EXEEXT "" src/engine.list -lm &&
     ax_xray_prog=`pwd`/xray-probe$EXEEXT ||
     AC_MSG_WARN([cannot build xray's engine with $CC $CFLAGS (see config.log)])
