@@ -33,9 +33,13 @@ xray__cache_reset(struct xray__cache *c)
   memset(c->ring, 0, c->sets * sizeof *c->ring);
 }
 
+static uint64_t plru_touch(uint64_t bits, unsigned long n, unsigned long way);
+
 int
 xray__cache_init(struct xray__cache *c)
 {
+  unsigned long w;
+
   c->sets = c->size / (c->ways * c->line);
   c->setmask = c->sets > 1 && (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
   for (c->lineshift = 0; (1UL << c->lineshift) < c->line && c->lineshift < 63; c->lineshift++)
@@ -54,6 +58,12 @@ xray__cache_init(struct xray__cache *c)
     return -1;
   }
   c->rng = 0x9e3779b97f4a7c15u;
+  /* A touch from all bits clear sets those that point right of the way;
+   * from all set, it clears those that point left. */
+  for (w = 0; w < c->ways && w < 64; w++) {
+    c->right[w] = plru_touch(0, c->leaves, w);
+    c->path[w] = ~plru_touch(~UINT64_C(0), c->leaves, w) | c->right[w];
+  }
   xray__cache_reset(c);
   return 0;
 }
@@ -67,13 +77,13 @@ plru_victim(uint64_t bits, unsigned long ways, unsigned long n)
 {
   unsigned long node = 1, lo = 0, span;
 
+  /* Without branches: the bits are random to the host's predictor. */
   for (span = n; span > 1;) {
+    unsigned long right;
     span >>= 1;
-    if (!((bits >> node) & 1) && lo + span < ways) {
-      lo += span;
-      node = 2 * node + 1;
-    } else
-      node = 2 * node;
+    right = (unsigned long) (!((bits >> node) & 1)) & (unsigned long) (lo + span < ways);
+    lo += right * span;
+    node = 2 * node + right;
   }
   return lo;
 }
@@ -198,7 +208,7 @@ lowest(unsigned m)
 /* The way that holds lineaddr, or ways (a line is in a set at most
  * once): only the ways whose fingerprint matches are compared, 16
  * fingerprints at a time. */
-static unsigned long
+static inline unsigned long
 find(const unsigned long *tag, const unsigned char *fp, unsigned long ways, unsigned long lineaddr)
 {
   unsigned char h = fp_of(lineaddr);
@@ -238,7 +248,7 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
     return lru_access(tag, fp, r, c->ways, w, lineaddr, evicted);
   if (w < c->ways) {
     if (c->policy == XRAY__POL_PLRU)
-      c->age[set] = plru_touch(c->age[set], c->leaves, w);
+      c->age[set] = (c->age[set] & ~c->path[w]) | c->right[w];
     return 0;
   }
   if (r->n < c->ways) {
@@ -254,7 +264,7 @@ xray__cache_access(struct xray__cache *c, unsigned long lineaddr, unsigned long 
   tag[victim] = lineaddr;
   fp[victim] = fp_of(lineaddr);
   if (c->policy == XRAY__POL_PLRU)
-    c->age[set] = plru_touch(c->age[set], c->leaves, victim);
+    c->age[set] = (c->age[set] & ~c->path[victim]) | c->right[victim];
   return 1;
 }
 

@@ -26,6 +26,9 @@ struct xray__cache {
   unsigned char *fp;
   unsigned long fpw;
   uint64_t *age; /* PLRU: a set's tree bits */
+  /* PLRU: the tree bits on way w's path, and those of them that point
+   * right of it: a touch of w is (bits & ~path[w]) | right[w]. */
+  uint64_t path[64], right[64];
   struct xray__ring *ring; /* per set (cache.c) */
   uint64_t rng;
 };
