@@ -145,7 +145,20 @@ unlive() {
 # A new case starts as soon as any running one ends (each leaves a .done
 # file; the shell has no portable wait for any child), not after the
 # oldest: one long case would otherwise hold back the others' slot.
-par_jobs=${XRAY_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# Under make -jN (N > 1) make runs the tests side by side already: a test
+# then runs its cases one at a time, so that the tests never ask for more
+# than make's jobs, and a live test beside them keeps its CPU.
+par_default() {
+  for w in $MAKEFLAGS; do
+    case $w in
+      -j) echo 1; return ;;
+      -j*[!0-9]*) ;;
+      -j*) [ "${w#-j}" -gt 1 ] && { echo 1; return; } ;;
+    esac
+  done
+  nproc 2>/dev/null || echo 1
+}
+par_jobs=${XRAY_TEST_JOBS:-$(par_default)}
 par_n=0
 par_ended() {
   set -- "$tmp"/par.*.done
