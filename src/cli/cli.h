@@ -37,6 +37,9 @@ struct xray_cli_given {
 };
 int xray_cli_given_read(const char *path, struct xray_cli_given **out, size_t *n, char *err,
                         size_t len);
+/* ... and the numbers of the command line: s whole as a finite decimal
+ * number into *v (no hexadecimal, inf or nan, no blanks); 0, or -1. */
+int xray_cli_decimal(const char *s, double *v);
 
 /* cli/usage.c: xray --help's text, naming the program prog. */
 void xray_cli_usage(FILE *f, const char *prog);

@@ -14,6 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+int
+xray_cli_decimal(const char *s, double *v)
+{
+  char *end;
+
+  errno = 0;
+  *v = strtod(s, &end);
+  /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
+  return errno || end == s || *end || strspn(s, "0123456789.eE+-") != strlen(s) || !isfinite(*v)
+      ? -1
+      : 0;
+}
+
 /* The length of the value name at s (XRAY_ and [A-Z0-9_]), or 0. */
 static size_t
 name_len(const char *s)
@@ -67,8 +80,7 @@ take_line(char *s, long line, struct xray_cli_given **g, size_t *n, size_t *cap,
           size_t len)
 {
   struct xray_cli_given *e;
-  size_t k;
-  char *end;
+  size_t k, n2;
   double v;
 
   while (*s == ' ' || *s == '\t')
@@ -100,12 +112,9 @@ take_line(char *s, long line, struct xray_cli_given **g, size_t *n, size_t *cap,
   s[k] = 0;
   if (other_kind(s))
     return 0;
-  errno = 0;
-  v = strtod(s + k + 1, &end);
-  while (*end == ' ' || *end == '\t' || *end == '\r')
-    end++;
-  if (errno || end == s + k + 1 || *end || !isfinite(v)
-      || strspn(s + k + 1, "0123456789.eE+- \t\r") != strlen(s + k + 1)) {
+  for (n2 = strlen(s + k + 1); n2 > 0 && strchr(" \t\r", s[k + n2]); n2--)
+    s[k + n2] = 0;
+  if (xray_cli_decimal(s + k + 1, &v)) {
     snprintf(err, len, "%s: expected a decimal number, not '%.40s'", s, s + k + 1);
     return -1;
   }

@@ -62,8 +62,6 @@ whole(const char *arg, long max, const char *msg)
 static void
 take_option(int c, char *arg, struct settings *s)
 {
-  char *end;
-
   switch (c) {
   case 'f':
     if (xray_format_parse(arg, &s->fmt))
@@ -76,11 +74,7 @@ take_option(int c, char *arg, struct settings *s)
     s->trace = nonempty(arg, "invalid --trace '%s' (a file name, or - for the standard output)");
     break;
   case 'b':
-    errno = 0;
-    s->budget = strtod(arg, &end);
-    /* Decimal only: strtod also reads hexadecimal, "inf" and "nan". */
-    if (errno || end == arg || *end || strspn(arg, "0123456789.eE+-") != strlen(arg)
-        || !(s->budget > 0) || s->budget > 3600)
+    if (xray_cli_decimal(arg, &s->budget) || !(s->budget > 0) || s->budget > 3600)
       usage_error("invalid --budget '%s' (seconds, more than 0 and at most 3600)", arg);
     break;
   case 's':
