@@ -5,7 +5,10 @@
  * the doubling with a value 10^3-10^5 too large.  Here instead:
  *
  *  - the iteration count is fixed first, from the minimum of three runs at
- *    each doubling, so that one sample lasts about 25 us;
+ *    each doubling, so that one sample lasts about SAMPLE_S (12.5 us: as
+ *    long as the counter's read and the loop's exit stay far under 0.1 %
+ *    of it, a shorter sample is only less often interrupted, and the
+ *    probes' points cost their sample count times it);
  *  - the estimate is the second smallest of many such short samples (a
  *    short sample is rarely preempted, and noise only ever adds time; the
  *    second smallest, because on this VM the counter now and then yields a
@@ -85,18 +88,24 @@ xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks)
   return it ? it : 1;
 }
 
+#define SAMPLE_S 12.5e-6
+
 void
 xray__sampler_init(struct xray__sampler *s, double seconds)
 {
   double hz = xray__tick_hz();
 
-  s->target = (uint64_t) (hz * 25e-6);
+  s->target = (uint64_t) (hz * SAMPLE_S);
   if (s->target < 1000)
     s->target = 1000;
   s->want = 4;
   s->min_attempts = 8;
-  s->max_attempts = 200;
-  s->hopeless = 40;
+  /* In time, not in attempts: the host's stretches last milliseconds
+   * whatever a sample's length (an attempt with its references is about
+   * 2 SAMPLE_S): give up after 10 ms, and on a point with none accepted
+   * after 2 ms (see xray__measure). */
+  s->max_attempts = (int) (10e-3 / (2 * SAMPLE_S));
+  s->hopeless = (int) (2e-3 / (2 * SAMPLE_S));
   s->tolerance = 0.05;
   s->deadline = xray__now() + seconds;
   s->unsure = 0;
