@@ -36,13 +36,32 @@ kind_for(struct real *m, const struct xray_stmt *s)
     if (!k->code)
       return NULL;
     k->stmt = s;
-    /* Reference: 2 KB of the same statement, resident in every cache. */
+    /* Reference: 2 KB of the same statement, resident in every cache;
+     * its best time is this buffer's, taken again (where the code lies
+     * decides how fast it runs). */
     k->refctx.code = k->code;
     k->refctx.n = 2048 / s->len;
     k->ref.k.run = run_code;
     k->ref.k.ctx = &k->refctx;
+    k->ref.iters = 0;
   }
   return k;
+}
+
+/* The reference that gates the samples of kind kd's code: its own 2 KB,
+ * but for a statement with a taken jump the 4-byte NOPs'.  The time of 2
+ * KB of taken jumps (the last of the kernel's own) depends on what ran
+ * before them: the branch predictors' state, which the kernel's jumps
+ * rewrite.  On Golden Cove they ran at their best only after runs of
+ * themselves, and much slower beside the kernel, so that the gate (a
+ * sample is kept only where the reference ran within 5 % of its best on
+ * both sides) kept none, and every point waited out `hopeless` and was
+ * taken unsure.  Straight-line NOPs depend on no predictor, and a busy
+ * SMT sibling slows them as much. */
+static struct xray__ref *
+ref_for(struct real *m, struct kind *kd)
+{
+  return kd->stmt->jumps ? xray__real_alu_ref(m) : &kd->ref;
 }
 
 double
@@ -63,7 +82,7 @@ real_code(xray_machine *base, const struct xray_stmt *s, size_t n)
     return NAN;
   ctx.code = kd->code;
   ctx.n = n < kd->code->nmax ? n : kd->code->nmax;
-  return xray__real_cycles(m, xray__measure(&m->sampler, &k, &kd->ref) / (double) ctx.n);
+  return xray__real_cycles(m, xray__measure(&m->sampler, &k, ref_for(m, kd)) / (double) ctx.n);
 }
 
 static void
@@ -88,7 +107,7 @@ real_jchain(xray_machine *base, const struct xray__jchain *c)
     return NAN;
   k.ctx = code;
   run_chain(code, 2);
-  ticks = xray__measure(&m->sampler, &k, &kd->ref);
+  ticks = xray__measure(&m->sampler, &k, ref_for(m, kd));
   xray__machine_code_free(code);
   return xray__real_cycles(m, ticks / (double) c->n);
 }
