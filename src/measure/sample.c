@@ -101,9 +101,10 @@ xray__sampler_init(struct xray__sampler *s, double seconds)
   s->want = 4;
   s->min_attempts = 8;
   /* In time, not in attempts: the host's stretches last milliseconds
-   * whatever a sample's length (an attempt with its references is about
-   * 2 SAMPLE_S): give up after 10 ms, and on a point with none accepted
-   * after 2 ms (see xray__measure). */
+   * whatever a sample's length.  An attempt with its references lasts
+   * about 2 SAMPLE_S: a gated point gives up after 10 ms, and with none
+   * accepted after 2 ms (see xray__measure); one without references
+   * after half that. */
   s->max_attempts = (int) (10e-3 / (2 * SAMPLE_S));
   s->hopeless = (int) (2e-3 / (2 * SAMPLE_S));
   s->tolerance = 0.05;

@@ -52,12 +52,12 @@ kind_for(struct real *m, const struct xray_stmt *s)
  * but for a statement with a taken jump the 4-byte NOPs'.  The time of 2
  * KB of taken jumps (the last of the kernel's own) depends on what ran
  * before them: the branch predictors' state, which the kernel's jumps
- * rewrite.  On Golden Cove they ran at their best only after runs of
- * themselves, and much slower beside the kernel, so that the gate (a
- * sample is kept only where the reference ran within 5 % of its best on
- * both sides) kept none, and every point waited out `hopeless` and was
- * taken unsure.  Straight-line NOPs depend on no predictor, and a busy
- * SMT sibling slows them as much. */
+ * rewrite.  Where they run at their best only after runs of themselves
+ * and slower beside the kernel (Golden Cove), the gate (a sample is kept
+ * only where the reference ran within 5 % of its best on both sides)
+ * keeps none, and every point waits out `hopeless` and is taken unsure.
+ * Straight-line NOPs depend on no predictor, and a busy SMT sibling
+ * slows them as much. */
 static struct xray__ref *
 ref_for(struct real *m, struct kind *kd)
 {
