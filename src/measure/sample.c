@@ -93,20 +93,22 @@ xray__iters_for(const struct xray__kernel *k, uint64_t target_ticks)
 void
 xray__sampler_init(struct xray__sampler *s, double seconds)
 {
-  double hz = xray__tick_hz();
+  double hz = xray__tick_hz(), len;
 
   s->target = (uint64_t) (hz * SAMPLE_S);
   if (s->target < 1000)
     s->target = 1000;
+  len = hz > 0 ? (double) s->target / hz : SAMPLE_S;
   s->want = 4;
   s->min_attempts = 8;
   /* In time, not in attempts: the host's stretches last milliseconds
    * whatever a sample's length.  An attempt with its references lasts
-   * about 2 SAMPLE_S: a gated point gives up after 10 ms, and with none
+   * about two samples: a gated point gives up after 10 ms, and with none
    * accepted after 2 ms (see xray__measure); one without references
-   * after half that. */
-  s->max_attempts = (int) (10e-3 / (2 * SAMPLE_S));
-  s->hopeless = (int) (2e-3 / (2 * SAMPLE_S));
+   * after half that.  A coarse counter's longer samples still get some
+   * attempts. */
+  s->max_attempts = (int) fmax(5 * s->min_attempts, 10e-3 / (2 * len));
+  s->hopeless = (int) fmax(2 * s->min_attempts, 2e-3 / (2 * len));
   s->tolerance = 0.05;
   s->deadline = xray__now() + seconds;
   s->unsure = 0;
