@@ -24,10 +24,11 @@
  * threads but never less than twice the level above (so that the level
  * above never serves them).
  *
- * Every figure is the best of ROUNDS rounds, each of which measures every
+ * Every figure is the best of its rounds, each of which measures every
  * value once: a disturbance (another tenant on the host core's sibling
  * thread halves even the L1D's bandwidth) must last through all of them,
- * a second or more apart, to move it.
+ * a second or more apart, to move it.  A value has three rounds, or two
+ * where those agree within 5 % (see round_of).
  *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
@@ -48,6 +49,10 @@
 #include <string.h>
 
 #define ROUNDS 3
+/* Rounds every cell has; a cell whose figures' rounds agree within
+ * STABLE then has no more (see round_of). */
+#define STABLE_ROUNDS 2
+#define STABLE 0.05
 #define SLOTS 5 /* up to four levels, then memory */
 /* Two figures of one value (the two footprints, the loop at twice the
  * unroll, every core's rounds) that differ by at most this are the same
@@ -120,8 +125,11 @@ name_of(char *buf, size_t len, int i, int n, size_t k, int all)
  * best figure of the rounds there, and why a round could not run. */
 struct cell {
   int want, threads, twin; /* twin: the kernel with twice the unroll runs too */
-  double b[2], y[2], lo; /* lo: the worst round at the first footprint */
+  double b[2], y[2];
   double y2; /* the twin's best at the first footprint */
+  double worst[3]; /* the worst round of each figure (as note() counts them) */
+  double spread; /* the most any figure's rounds differ, over its best */
+  int rounds;
   char err[200];
 };
 
@@ -146,34 +154,52 @@ stream_point(xray_machine *m, size_t k, double b, int t)
   return xray__machine_measure(m, "bandwidth", label, b, &a).y;
 }
 
-/* Every wanted cell once: one round. */
+/* Figure j of cell c (0, 1: the footprints; 2: the twin at the first)
+ * from one more round: its best, its worst, and the cell's spread. */
 static void
-round_of(xray_machine *m, struct plan *p)
+note(struct cell *c, int j, double y)
+{
+  double *best = j < 2 ? &c->y[j] : &c->y2;
+
+  if (!(y <= *best))
+    *best = y;
+  if (c->worst[j] == 0 || y < c->worst[j])
+    c->worst[j] = y;
+  c->spread = fmax(c->spread, (*best - c->worst[j]) / *best);
+}
+
+/* Every wanted cell once: one round; from round STABLE_ROUNDS on, only
+ * the cells whose rounds so far differ by more than STABLE (a cell whose
+ * rounds agree was disturbed in neither, or alike in both, by something
+ * that outlasts the second between them, which a third would meet too).  The
+ * cells on every core come after those on one, back to back: a CPU left
+ * idle between two of them halts, and a hypervisor takes milliseconds to
+ * run it again, which each would pay in starting its thread there. */
+static void
+round_of(xray_machine *m, struct plan *p, int r)
 {
   size_t k;
   int i, all, j;
 
-  for (i = 0; i < SLOTS; i++)
-    for (k = 0; k < XRAY__SK_BASE; k++)
-      for (all = 0; all < 2; all++) {
+  for (all = 0; all < 2; all++)
+    for (i = 0; i < SLOTS; i++)
+      for (k = 0; k < XRAY__SK_BASE; k++) {
         struct cell *c = &p->cell[i][k][all];
-        for (j = 0; j < 2 && c->want; j++) {
-          double y = stream_point(m, k, c->b[j], c->threads);
-          if (!(y > 0)) {
+        if (!c->want || (r >= STABLE_ROUNDS && c->spread <= STABLE))
+          continue;
+        c->rounds++;
+        for (j = 0; j < 3 && c->want; j++) {
+          int twin = j == 2;
+          double y;
+          if (twin && !c->twin)
+            break;
+          y = stream_point(m, twin ? XRAY__SK_TWIN(k) : k, c->b[twin ? 0 : j], c->threads);
+          if (!(y > 0) && !twin) {
             snprintf(c->err, sizeof c->err, "%s",
                      m->error[0] ? m->error : "the kernel did not run");
             c->want = 0;
-          } else {
-            if (!(y <= c->y[j]))
-              c->y[j] = y;
-            if (j == 0 && (c->lo == 0 || y < c->lo))
-              c->lo = y;
-          }
-        }
-        if (c->want && c->twin) {
-          double y = stream_point(m, XRAY__SK_TWIN(k), c->b[0], c->threads);
-          if (y > c->y2)
-            c->y2 = y;
+          } else if (y > 0)
+            note(c, j, y);
         }
       }
 }
@@ -207,7 +233,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
            "%s, %d thread%s, arrays of %.0f bytes%s in all: %.2f bytes/cycle; over %.0f: %.2f "
            "(each the best of %d rounds)",
            xray__skernels[k].name, c->threads, c->threads > 1 ? "s" : "", b[0], a, y[0], b[1], y[1],
-           ROUNDS);
+           c->rounds);
   if (c->twin && c->y2 > 0) {
     size_t len = strlen(text);
     snprintf(text + len, sizeof text - len, "; twice the unroll: %.2f", c->y2);
@@ -232,11 +258,11 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     v->effective = 1;
     xray__value_doubt(v, "; not confirmed: %s gets a share of memory that other tenants' load "
                       "moves", c->threads > 1 ? "every core at once" : "one core");
-  } else if (m->tenants && c->threads > 1 && (y[0] - c->lo) / y[0] > SAME_FIGURE)
+  } else if (m->tenants && c->threads > 1 && (y[0] - c->worst[0]) / y[0] > SAME_FIGURE)
     /* Every core at once in a cache level: a tenant on any of their host
      * cores slows the whole round, so its rounds must agree. */
     xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",
-                      100 * (y[0] - c->lo) / y[0]);
+                      100 * (y[0] - c->worst[0]) / y[0]);
 }
 
 /* Whether value (slot i of n, kernel k, all) exists on this machine, else
@@ -391,7 +417,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   for (i = 0; p->width && i <= p->n && (i < p->n || !why[0]); i++)
     plan_slot(m, p, i, p->n, slotwhy[i], sizeof slotwhy[i]);
   for (r = 0; r < ROUNDS; r++)
-    round_of(m, p);
+    round_of(m, p, r);
   for (i = 0; i < p->n; i++) {
     char what[40];
     first = rep->n;
