@@ -98,3 +98,14 @@ xray__clock_now(struct xray__clock *c)
   }
   return best < HUGE_VAL ? best : c->fallback;
 }
+
+double
+xray__clock_fresh(struct xray__clock *c)
+{
+  if (c->burst) {
+    while (xray__now() - c->newest < GAP)
+      ;
+    keep(c, c->burst(c->ctx, 8));
+  }
+  return xray__clock_now(c);
+}

@@ -337,6 +337,7 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
 {
   struct real *m = (struct real *) base;
   int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM), i;
+  double before, per_tick;
 
   /* The first thread streams on the home CPU, whose clock converts the
    * samples' ticks (xray__clock_now): CPUs may run at clocks some per
@@ -353,8 +354,15 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
                               n);
   xray__arenas_free(m->arena, 2);
   xray__arenas_free(m->duo, 2);
-  return xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam, base->tick_hz,
-                           xray__clock_now(&m->clock), base->error, sizeof base->error);
+  /* Bytes a tick, in cycles of the faster of the clocks just before and
+   * just after the samples: the best sample is the one the core ran
+   * fastest in, and where the clock stepped up while it ran (a boost
+   * step, some per cent), the clock of the bursts before it alone would
+   * count too few cycles, and more bytes a cycle than the core moves. */
+  before = xray__clock_now(&m->clock);
+  per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam,
+                               base->tick_hz, 1, base->error, sizeof base->error);
+  return per_tick * fmin(before, xray__clock_fresh(&m->clock));
 }
 
 static void

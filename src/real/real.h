@@ -55,6 +55,9 @@ double xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, i
 /* Ticks per cycle now: the fastest recent burst, taking new ones where
  * they are old (about 0.2 ms every 10 ms, under 2 ms after a pause). */
 double xray__clock_now(struct xray__clock *c);
+/* Ticks per cycle, with a burst taken now whatever the newest's age: the
+ * clock right after a measurement that was short. */
+double xray__clock_fresh(struct xray__clock *c);
 
 /* real/pairs.c: the pairwise test on the real machine. */
 double xray__pair_speed(int a, int b, char *err, size_t errlen);
