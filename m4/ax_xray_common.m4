@@ -44,13 +44,14 @@
 #   configure run and only if a value must be measured, run each probe
 #   once, and record each define for AX_XRAY_CONFIG_HEADER.  The first
 #   check that measures runs, in one engine process, the probe of every
-#   check in configure.ac that takes no arguments (all but AX_XRAY_LATENCY,
-#   AX_XRAY_THROUGHPUT, AX_XRAY_EVENTS, AX_XRAY_CODE_FITS and
-#   AX_XRAY_REGISTERS with types) and has a value neither cached, preset nor
-#   given with --with-xray-*: a probe then builds on what an earlier one
-#   established (the bandwidth, sharing and interference probes on the
-#   caches probe's levels) instead of measuring it again.  A check inside
-#   a shell conditional that does not run is measured all the same.
+#   check in configure.ac that takes no arguments (all but AX_XRAY_EVENTS,
+#   AX_XRAY_CODE_FITS and AX_XRAY_REGISTERS with types), and every
+#   AX_XRAY_LATENCY and AX_XRAY_THROUGHPUT with its operator, that has a
+#   value neither cached, preset nor given with --with-xray-*: a probe then
+#   builds on what an earlier one established (the bandwidth, sharing and
+#   interference probes on the caches probe's levels) instead of measuring
+#   it again, and the core's clock is timed once.  A check inside a shell
+#   conditional that does not run is measured all the same.
 #
 #   On a machine of several kinds of core (performance and efficiency
 #   cores, as the OS tells them apart) the engine measures every kind.  The
@@ -69,7 +70,7 @@
 #   and this notice are preserved.  This file is offered as-is, without any
 #   warranty.
 
-#serial 17
+#serial 18
 
 AC_DEFUN([AX_XRAY_INIT], [ax_xray_embed_dir='$1'])
 
@@ -101,8 +102,8 @@ m4_define([_AX_XRAY_SHOWN],
 #     sets ax_xray_prog, or leaves it empty and says why in config.log.
 #   ax_xray_run KEY [ARGS]: run a probe (ARGS, default the probe named
 #     KEY) once; its values land in shell variables ax_xray_v_NAME, its
-#     time in ax_xray_s_KEY.  A plain probe (no ARGS) runs in the batch of
-#     ax_xray_batch where it can.
+#     time in ax_xray_s_KEY.  A plain probe, and an operator's latency or
+#     throughput, runs in the batch of ax_xray_batch where it can.
 AC_DEFUN([_AX_XRAY_FUNCS], [
 AC_REQUIRE([AC_PROG_CC])
 AC_SUBST([XRAY_PROBE], ['$(top_builddir)/xray-probe$(EXEEXT)'])
@@ -201,7 +202,8 @@ ax_xray_run ()
   ax_xray_key=$[]1
   shift
   eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
-  test $[]# = 0 && ax_xray_batch && eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
+  ax_xray_batch
+  eval "test \"x\$ax_xray_ran_$ax_xray_key\" = xyes" && return
   test $[]# = 0 && set x "$ax_xray_key" && shift
   eval "ax_xray_ran_$ax_xray_key=yes; ax_xray_s_$ax_xray_key="
   ax_xray_recorded $[]1 || { eval "ax_xray_norec_$ax_xray_key=yes"; return; }
@@ -213,30 +215,49 @@ ax_xray_run ()
 # (ax_xray_plan: PROBE:CACHE-VARIABLE:WITH-VARIABLE words) that still has a
 # value to measure, in one run of the engine: a probe then reuses what an
 # earlier one established (the caches probe's levels for the bandwidth,
-# sharing and interference probes) instead of measuring it again.  Each
-# probe's output is the run's, its time the run's; a failed run leaves
-# the probes to run one at a time.
+# sharing and interference probes) instead of measuring it again.  An
+# operator's check (KEY:CACHE-VARIABLE:WITH-VARIABLE:PROBE, its TYPE:OP in
+# ax_xray_op_KEY) adds PROBE and its operator to the run's --ops, which
+# only the latency and throughput probes read: a probe measures every
+# operator of the list, and each check takes its own (the engine takes
+# 32 operators and 511 characters at most: the checks past that run on
+# their own).  Each probe's output is the run's, its time the run's; a
+# failed run leaves the checks to run one at a time.
 ax_xray_batch ()
 {
   test "x$ax_xray_batched" = xyes && return
   ax_xray_batched=yes
-  ax_xray_want=
+  ax_xray_want= ax_xray_ops= ax_xray_opkeys= ax_xray_nops=0
   for ax_xray_p in $ax_xray_plan; do
     ax_xray_save_IFS=$IFS; IFS=:
     set x $ax_xray_p
     IFS=$ax_xray_save_IFS
-    AS_CASE([" $ax_xray_want "], [*" $[]2 "*], [continue])
     eval "test \"\${$[]3+set}\" = set" && continue
     eval "ax_xray_w=\$$[]4"
+    AS_CASE([$ax_xray_w], [''|no], [], [continue])
+    AS_IF([test -n "$[]5"], [
+      ax_xray_recorded $[]5 || continue
+      eval "ax_xray_o=\$ax_xray_op_$[]2"
+      AS_CASE([",$ax_xray_ops,"], [*",$ax_xray_o,"*], [],
+        [AS_IF([test $ax_xray_nops -ge 32 ||
+                test `expr "X$ax_xray_ops,$ax_xray_o" : '.*'` -gt 500], [continue])
+         ax_xray_ops=${ax_xray_ops:+$ax_xray_ops,}$ax_xray_o
+         ax_xray_nops=`expr $ax_xray_nops + 1`])
+      ax_xray_opkeys="$ax_xray_opkeys $[]2"
+      set x $[]5
+    ])
+    AS_CASE([" $ax_xray_want "], [*" $[]2 "*], [continue])
     ax_xray_recorded $[]2 || continue
-    AS_CASE([$ax_xray_w], [''|no], [ax_xray_want="$ax_xray_want $[]2"])
+    ax_xray_want="$ax_xray_want $[]2"
   done
   test -n "$ax_xray_want" || return
   ax_xray_build
   test -n "$ax_xray_prog" || return
-  ax_xray_exec batch $ax_xray_want || return
+  AS_IF([test -n "$ax_xray_ops"],
+        [ax_xray_exec batch $ax_xray_want "--ops=$ax_xray_ops" || return],
+        [ax_xray_exec batch $ax_xray_want || return])
   ax_xray_n=`echo $ax_xray_want | wc -w | tr -d ' '`
-  for ax_xray_bk in $ax_xray_want; do
+  for ax_xray_bk in $ax_xray_want $ax_xray_opkeys; do
     cp conftest.xray-batch conftest.xray-$ax_xray_bk
     eval "ax_xray_ran_$ax_xray_bk=yes; ax_xray_s_$ax_xray_bk=\"\$ax_xray_s_batch, one run of $ax_xray_n probes\""
   done
@@ -355,6 +376,8 @@ m4_define([_AX_XRAY_OP_WORD],
 # one value of the latency or throughput probe, e.g. XRAY_LAT_DOUBLE_MUL.
 m4_define([_AX_XRAY_OPVALUE],
 [m4_pushdef([_ax_xray_n], _AX_XRAY_TYPE_NAME([$4])[_]_AX_XRAY_OP_NAME([$5]))dnl
+_AX_XRAY_PLAN([$3_]m4_tolower(_ax_xray_n), [ax_cv_xray_$1_]m4_tolower(_ax_xray_n),
+  [with_xray_$1_]m4_tolower(_ax_xray_n), [$3], [$4:$5])dnl
 _AX_XRAY_VALUE([ax_cv_xray_$1_]m4_tolower(_ax_xray_n), [XRAY_$2_]_ax_xray_n,
   [$3_]m4_tolower(_ax_xray_n), [$1-]m4_tolower(m4_translit(_ax_xray_n, [_], [-])),
   [$6], [$7], [decimal], [$3 '--ops=$4:$5'])
@@ -374,13 +397,17 @@ m4_define([_AX_XRAY_CHECK_OP],
   [m4_fatal([$1: unknown operator ']$2[' (known: +, -, *, / and fma)])])])
 
 # _AX_XRAY_PLAN(PROBE, CACHE-VAR, WITH-VAR): a plain probe's value, for
-# ax_xray_batch.  The plan is written at the top of configure (autoconf's
+# ax_xray_batch; _AX_XRAY_PLAN(KEY, CACHE-VAR, WITH-VAR, PROBE, TYPE:OP): an
+# operator's.  The plan is written at the top of configure (autoconf's
 # DEFAULTS diversion), so the first check that measures knows every
 # later one, whichever macro it is in.
 m4_define([_AX_XRAY_PLAN],
 [m4_ifndef([_ax_xray_planned],
   [m4_define([_ax_xray_planned])m4_divert_text([DEFAULTS], [ax_xray_plan=])])dnl
-m4_divert_text([DEFAULTS], [ax_xray_plan="$ax_xray_plan $1:$2:$3"])])
+m4_ifval([$4],
+  [m4_divert_text([DEFAULTS], [ax_xray_plan="$ax_xray_plan $1:$2:$3:$4"
+ax_xray_op_$1='$5'])],
+  [m4_divert_text([DEFAULTS], [ax_xray_plan="$ax_xray_plan $1:$2:$3"])])])
 
 # _AX_XRAY_VALUE(CACHE-VAR, DEFINE, KEY, OPTION, DESCRIPTION, UNIT,
 #                [KIND], [ENGINE-ARGS])
