@@ -91,19 +91,21 @@ budget_spent(const struct cc *c, char *why, size_t whylen)
 
 /* Whether, a pair having taken d seconds, the line's pairs can still
  * start before the deadline; else why says not.  An offset is measured
- * only where the deadline has not passed (caches_line_of's loop), and a
- * line needs the second reference pair, every offset from 8 bytes up to
- * the loads' step (the L1D's line: no level below it has a shorter one),
- * whose loads share a line, and two past the level's line.  Where those
+ * only where the deadline has not passed (caches_line_of's loop), and the
+ * shortest line a level can have, the loads' step (the L1D's line: no
+ * level below it has a shorter one), needs the second reference pair,
+ * every offset from 8 bytes up to twice the step, and the two either
+ * side of the step again.  Where those
  * cannot all start in time, nothing more is spent on them: chases past
- * the level are the probe's longest. */
+ * the level are the probe's longest, and a test cut short by the
+ * deadline gives nothing. */
 static int
 line_in_time(const struct cc *c, double d, char *why, size_t whylen)
 {
   uint64_t s;
-  int need = 2;
+  int need = 3;
 
-  for (s = 8; s < c->step; s *= 2)
+  for (s = 8; s <= 2 * c->step; s *= 2)
     need++;
   if (!(c->deadline > 0 && xray__now() + need * d > c->deadline))
     return 1;
