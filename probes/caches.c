@@ -94,11 +94,10 @@ budget_spent(const struct cc *c, char *why, size_t whylen)
  * only where the deadline has not passed (caches_line_of's loop), and the
  * shortest line a level can have, the loads' step (the L1D's line: no
  * level below it has a shorter one), needs the second reference pair,
- * every offset from 8 bytes up to twice the step, and the two either
- * side of the step again.  Where those
- * cannot all start in time, nothing more is spent on them: chases past
- * the level are the probe's longest, and a test cut short by the
- * deadline gives nothing. */
+ * every offset from 8 bytes up to twice the step, and the two either side
+ * of the step again.  Where those cannot all start in time, nothing more
+ * is spent on them: chases past the level are the probe's longest, and a
+ * test cut short by the deadline gives nothing. */
 static int
 line_in_time(const struct cc *c, double d, char *why, size_t whylen)
 {
