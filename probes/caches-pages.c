@@ -51,6 +51,22 @@ lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t p
   size_t b, i, l, n = 0;
   uint64_t s = pair / c->step, gap = c->gap ? c->gap : c->step;
 
+  /* A machine that answers by key runs no chain: the loads are counted,
+   * and the generator skips the numbers each block's shuffle would take
+   * (one fewer than its units), so that every later draw is the same as
+   * where the chain is laid out. */
+  if (c->by_key) {
+    size_t unit = 0;
+    for (l = 0; l < per; l++)
+      unit += !pair || s == 0 || !(l & s);
+    for (b = 0; b < np; b += BLOCK) {
+      size_t nu = ((b + BLOCK < np ? b + BLOCK : np) - b) * unit;
+      if (nu > 1)
+        xray__rand_skip(c->jumps, &c->rng, nu - 1);
+      n += pair ? 2 * nu : nu;
+    }
+    return n;
+  }
   for (b = 0; b < np; b += BLOCK) {
     size_t e = b + BLOCK < np ? b + BLOCK : np, nu = 0, u;
     for (i = b; i < e; i++)

@@ -226,6 +226,12 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
 }
 
 int
+xray__machine_answers_by_key(const xray_machine *m)
+{
+  return m->ops->lookup != NULL;
+}
+
+int
 xray__machine_cpus(xray_machine *m, int *cpu, int max)
 {
   return m->ops->cpus(m, cpu, max);

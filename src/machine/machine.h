@@ -215,6 +215,10 @@ struct xray__got {
 #define XRAY__X_BYTES (-1.0)
 struct xray__got xray__machine_measure(xray_machine *m, const char *probe, const char *kernel,
                                        double x, const struct xray__ask *ask);
+/* Whether m answers every measurement from a recording, by its key alone:
+ * a probe need not lay out the data a measurement would run over (a
+ * chase's chain), only draw what the key and later draws depend on. */
+int xray__machine_answers_by_key(const xray_machine *m);
 /* A slot's failure: the text (printf-style) in m->error and its kind in
  * m->failure; returns NAN, the slot's answer. */
 double xray__machine_fail(xray_machine *m, enum xray__failure kind, const char *fmt, ...)

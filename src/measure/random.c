@@ -28,3 +28,41 @@ xray__shuffle(uint64_t *v, size_t n, uint64_t *rng)
     v[j] = t;
   }
 }
+
+/* The map's image of v, from the images of the unit vectors (m); without
+ * branches, which a random v would mispredict at half its bits. */
+static uint64_t
+apply(const uint64_t *m, uint64_t v)
+{
+  uint64_t r = 0;
+  int b;
+
+  for (b = 0; b < 64; b++)
+    r ^= m[b] & (0 - ((v >> b) & 1));
+  return r;
+}
+
+void
+xray__rand_jumps(struct xray__rand_jumps *j)
+{
+  int b, k;
+
+  for (b = 0; b < 64; b++) {
+    uint64_t s = UINT64_C(1) << b;
+    (void) xray__rand(&s);
+    j->m[0][b] = s;
+  }
+  for (k = 1; k < 64; k++)
+    for (b = 0; b < 64; b++)
+      j->m[k][b] = apply(j->m[k - 1], j->m[k - 1][b]);
+}
+
+void
+xray__rand_skip(const struct xray__rand_jumps *j, uint64_t *rng, uint64_t n)
+{
+  int k;
+
+  for (k = 0; n; k++, n >>= 1)
+    if (n & 1)
+      *rng = apply(j->m[k], *rng);
+}

@@ -124,6 +124,33 @@ test_refine(void)
   tap_ok(x <= 40960 && x > 40960 - 64, "an edge below the bracket is still found: %g", x);
 }
 
+/* Skipping n numbers of the generator leaves the state n calls leave. */
+static void
+test_rand_skip(void)
+{
+  static const uint64_t seeds[] = { 1, UINT64_C(0x13198a2e03707344), UINT64_C(0xffffffffffffffff) };
+  static const uint64_t ns[] = { 0, 1, 2, 63, 64, 1023, 4096, 100003 };
+  struct xray__rand_jumps *j = malloc(sizeof *j);
+  int bad = 0;
+  size_t a, b;
+
+  if (!j) {
+    tap_ok(0, "the generator's skip: out of memory");
+    return;
+  }
+  xray__rand_jumps(j);
+  for (a = 0; a < sizeof seeds / sizeof *seeds; a++)
+    for (b = 0; b < sizeof ns / sizeof *ns; b++) {
+      uint64_t s = seeds[a], t = seeds[a], i;
+      for (i = 0; i < ns[b]; i++)
+        (void) xray__rand(&s);
+      xray__rand_skip(j, &t, ns[b]);
+      bad += s != t;
+    }
+  free(j);
+  tap_ok(bad == 0, "skipping n numbers leaves the state of n calls (%d of 24 differ)", bad);
+}
+
 static void
 test_consensus(void)
 {
@@ -432,7 +459,8 @@ test_invariants(void)
 int
 main(void)
 {
-  tap_plan(60);
+  tap_plan(61);
+  test_rand_skip();
   test_smooth();
   test_steps();
   test_refine();
