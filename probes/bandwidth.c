@@ -128,6 +128,7 @@ struct cell {
   double b[2], y[2];
   double y2; /* the twin's best at the first footprint */
   double worst[3]; /* the worst round of each figure (as note() counts them) */
+  double hz[3]; /* the clock of each figure's best, in Hz (0: none) */
   double spread; /* the most any figure's rounds differ, over its best */
   int rounds;
   char err[200];
@@ -143,26 +144,33 @@ struct plan {
   struct cell cell[SLOTS][XRAY__SK_BASE][2];
 };
 
-/* Bytes per cycle of kernel k with t threads over b bytes. */
+/* Bytes per cycle of kernel k with t threads over b bytes; *hz, the
+ * clock those cycles are of (for the figure in bytes a second). */
 static double
-stream_point(xray_machine *m, size_t k, double b, int t)
+stream_point(xray_machine *m, size_t k, double b, int t, double *hz)
 {
   struct xray__ask a = { .kind = XRAY__ASK_STREAM, .n = k, .arg = b, .a = t };
   char label[48];
+  double y;
 
   snprintf(label, sizeof label, "%s/%d", xray__skernels[k].name, t);
-  return xray__machine_measure(m, "bandwidth", label, b, &a).y;
+  y = xray__machine_measure(m, "bandwidth", label, b, &a).y;
+  *hz = xray__machine_cycle_hz(m);
+  return y;
 }
 
 /* Figure j of cell c (0, 1: the footprints; 2: the twin at the first)
- * from one more round: its best, its worst, and the cell's spread. */
+ * from one more round, its cycles of a clock of hz: its best (and that
+ * one's clock), its worst, and the cell's spread. */
 static void
-note(struct cell *c, int j, double y)
+note(struct cell *c, int j, double y, double hz)
 {
   double *best = j < 2 ? &c->y[j] : &c->y2;
 
-  if (!(y <= *best))
+  if (!(y <= *best)) {
     *best = y;
+    c->hz[j] = hz;
+  }
   if (c->worst[j] == 0 || y < c->worst[j])
     c->worst[j] = y;
   c->spread = fmax(c->spread, (*best - c->worst[j]) / *best);
@@ -190,16 +198,16 @@ round_of(xray_machine *m, struct plan *p, int r)
         c->rounds++;
         for (j = 0; j < 3 && c->want; j++) {
           int twin = j == 2;
-          double y;
+          double y, hz;
           if (twin && !c->twin)
             break;
-          y = stream_point(m, twin ? XRAY__SK_TWIN(k) : k, c->b[twin ? 0 : j], c->threads);
+          y = stream_point(m, twin ? XRAY__SK_TWIN(k) : k, c->b[twin ? 0 : j], c->threads, &hz);
           if (!(y > 0) && !twin) {
             snprintf(c->err, sizeof c->err, "%s",
                      m->error[0] ? m->error : "the kernel did not run");
             c->want = 0;
           } else if (y > 0)
-            note(c, j, y);
+            note(c, j, y, hz);
         }
       }
 }
@@ -211,7 +219,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
   const double *y = c->y, *b = c->b;
   const char *a = c->threads > 1 ? " a thread" : "";
   char text[300], where[24];
-  double d, best;
+  double d, best, hz;
 
   if (c->err[0]) {
     xray__value_unknown(v, c->err);
@@ -239,10 +247,11 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     snprintf(text + len, sizeof text - len, "; twice the unroll: %.2f", c->y2);
   }
   best = c->twin && c->y2 > y[0] ? c->y2 : y[0];
+  hz = c->twin && c->y2 > y[0] ? c->hz[2] : c->hz[0];
   xray__value_measured(v, best < 100 ? round(best * 10) / 10 : round(best), text);
   v->exact = best;
-  if (m->core_hz > 0)
-    v->gbs = best * m->core_hz / 1e9;
+  if (hz > 0)
+    v->gbs = best * hz / 1e9;
   if (c->twin && !(fabs(c->y2 - y[0]) <= SAME_FIGURE * y[0]))
     xray__value_doubt(v,
                       "; not confirmed: twice the unroll moves %.0f%% %s, so the loop, not "

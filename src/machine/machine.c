@@ -207,6 +207,7 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
   struct xray__got g;
 
   m->failure = XRAY__FAIL_ERROR;
+  m->last_hz = 0;
   if (!m->ops->lookup)
     g.y = slot(m, ask);
   /* A C kernel's point lies at the code bytes the compiler gave it. */
@@ -223,6 +224,12 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
         : m->failure == XRAY__FAIL_UNRECORDED  ? XRAY__UNRECORDED
                                                : XRAY__FAILED;
   return g;
+}
+
+double
+xray__machine_cycle_hz(const xray_machine *m)
+{
+  return m->last_hz > 0 ? m->last_hz : m->core_hz;
 }
 
 int

@@ -337,7 +337,7 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
 {
   struct real *m = (struct real *) base;
   int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM), i;
-  double before, per_tick;
+  double before, per_tick, tpc;
 
   /* The first thread streams on the home CPU, whose clock converts the
    * samples' ticks (xray__clock_now): CPUs may run at clocks some per
@@ -362,7 +362,11 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
   before = xray__clock_now(&m->clock);
   per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam,
                                base->tick_hz, 1, base->error, sizeof base->error);
-  return per_tick * fmin(before, xray__clock_fresh(&m->clock));
+  tpc = fmin(before, xray__clock_fresh(&m->clock));
+  /* The figure in bytes a second is the same figure in that clock. */
+  if (tpc > 0 && base->core_hz > 0)
+    base->last_hz = base->tick_hz / tpc;
+  return per_tick * tpc;
 }
 
 static void
