@@ -28,7 +28,8 @@
  * value once: a disturbance (another tenant on the host core's sibling
  * thread halves even the L1D's bandwidth) must last through all of them,
  * a second or more apart, to move it.  A value has three rounds, or two
- * where those agree within 5 % (see round_of).
+ * where those agree within 5 % and its figures confirm it (see
+ * settled()).
  *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
@@ -176,10 +177,21 @@ note(struct cell *c, int j, double y, double hz)
   c->spread = fmax(c->spread, (*best - c->worst[j]) / *best);
 }
 
+/* Whether cell c needs no more rounds: its figures' rounds agree within
+ * STABLE (disturbed in neither, or alike in both by something that
+ * outlasts the second between them, which a further round would meet
+ * too), and its figures agree with each other as judge() confirms them
+ * (a footprint or the twin that a disturbance of both rounds held back
+ * would leave the value unconfirmed, where one more round may not). */
+static int
+settled(const struct cell *c)
+{
+  return c->spread <= STABLE && fabs(c->y[1] - c->y[0]) <= SAME_FIGURE * c->y[0]
+      && (!c->twin || fabs(c->y2 - c->y[0]) <= SAME_FIGURE * c->y[0]);
+}
+
 /* Every wanted cell once: one round; from round STABLE_ROUNDS on, only
- * the cells whose rounds so far differ by more than STABLE (a cell whose
- * rounds agree was disturbed in neither, or alike in both, by something
- * that outlasts the second between them, which a third would meet too).  The
+ * the cells not settled().  The
  * cells on every core come after those on one, back to back: a CPU left
  * idle between two of them halts, and a hypervisor takes milliseconds to
  * run it again, which each would pay in starting its thread there. */
@@ -193,7 +205,7 @@ round_of(xray_machine *m, struct plan *p, int r)
     for (i = 0; i < SLOTS; i++)
       for (k = 0; k < XRAY__SK_BASE; k++) {
         struct cell *c = &p->cell[i][k][all];
-        if (!c->want || (r >= STABLE_ROUNDS && c->spread <= STABLE))
+        if (!c->want || (r >= STABLE_ROUNDS && settled(c)))
           continue;
         c->rounds++;
         for (j = 0; j < 3 && c->want; j++) {
