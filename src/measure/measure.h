@@ -104,9 +104,10 @@ int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out
 /* measure/random.c: a random order of v[0..n-1], in place; xorshift64*. */
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);
-/* The state n calls of xray__rand leave, in a few hundred operations:
- * the generator's state moves by a linear map of 64 bits, whose powers
- * 2^k (k < 64) the table holds (xray__rand_jumps fills it). */
+/* The state n calls of xray__rand leave, in one product of a 64-bit
+ * matrix and vector per set bit of n: the generator's state moves by a
+ * linear map of 64 bits, whose powers 2^k (k < 64) the table holds
+ * (xray__rand_jumps fills it). */
 struct xray__rand_jumps {
   uint64_t m[64][64];
 };
