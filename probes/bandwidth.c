@@ -150,14 +150,12 @@ struct plan {
 static double
 stream_point(xray_machine *m, size_t k, double b, int t, double *hz)
 {
-  struct xray__ask a = { .kind = XRAY__ASK_STREAM, .n = k, .arg = b, .a = t };
+  struct xray__ask a = { .kind = XRAY__ASK_STREAM, .n = k, .arg = b, .a = t, .cycle_hz = hz };
   char label[48];
-  double y;
 
+  *hz = m->core_hz;
   snprintf(label, sizeof label, "%s/%d", xray__skernels[k].name, t);
-  y = xray__machine_measure(m, "bandwidth", label, b, &a).y;
-  *hz = xray__machine_cycle_hz(m);
-  return y;
+  return xray__machine_measure(m, "bandwidth", label, b, &a).y;
 }
 
 /* Figure j of cell c (0, 1: the footprints; 2: the twin at the first)

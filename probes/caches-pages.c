@@ -55,7 +55,7 @@ lay_pages(struct cc *c, const uint64_t *pages, size_t np, size_t per, uint64_t p
    * and the generator skips the numbers each block's shuffle would take
    * (one fewer than its units), so that every later draw is the same as
    * where the chain is laid out. */
-  if (c->by_key) {
+  if (c->jumps) {
     size_t unit = 0;
     for (l = 0; l < per; l++)
       unit += !pair || s == 0 || !(l & s);

@@ -53,8 +53,9 @@ struct cc {
   size_t pph;                           /* pages per large page (LARGE_PAGE) */
   size_t gap;                           /* bytes between loads where not step (0) */
   int step_known;                       /* the step is the L1D's confirmed line */
-  int by_key; /* the machine answers by key: no chain laid */
-  struct xray__rand_jumps *jumps; /* then the shuffles' numbers, skipped */
+  /* Where the machine answers by key (a replay): no chain is laid, and
+   * the shuffles' numbers are skipped with this table; else NULL. */
+  struct xray__rand_jumps *jumps;
   size_t l1col;                         /* the L1D's colours in pages, where more than one */
   uint64_t rng;
   uint64_t prng;                        /* frames of a packed draw (caches_pack) */

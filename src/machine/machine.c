@@ -181,7 +181,7 @@ slot(xray_machine *m, const struct xray__ask *a)
   case XRAY__ASK_BTIME:
     return o->btime(m, a->n, a->arg);
   case XRAY__ASK_STREAM:
-    return o->stream(m, a->n, a->arg, a->a);
+    return o->stream(m, a->n, a->arg, a->a, a->cycle_hz);
   case XRAY__ASK_CLOCK:
     return o->clock(m, a->tsc_hz) / 1e6;
   case XRAY__ASK_FMA:
@@ -207,7 +207,6 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
   struct xray__got g;
 
   m->failure = XRAY__FAIL_ERROR;
-  m->last_hz = 0;
   if (!m->ops->lookup)
     g.y = slot(m, ask);
   /* A C kernel's point lies at the code bytes the compiler gave it. */
@@ -224,12 +223,6 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
         : m->failure == XRAY__FAIL_UNRECORDED  ? XRAY__UNRECORDED
                                                : XRAY__FAILED;
   return g;
-}
-
-double
-xray__machine_cycle_hz(const xray_machine *m)
-{
-  return m->last_hz > 0 ? m->last_hz : m->core_hz;
 }
 
 int

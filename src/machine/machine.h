@@ -136,10 +136,6 @@ struct xray_machine {
   double budget; /* seconds one probe may spend */
   FILE *trace; /* CSV of every measured point, or NULL */
   double tick_hz, core_hz; /* real machine only */
-  /* The clock the last measurement's cycles were counted in, where its
-   * backend took one of its own for it (a stream on the real machine);
-   * else 0, and core_hz is that clock. */
-  double last_hz;
   size_t page; /* base page size: the unit of physical placement */
   xray_kernel kernel; /* which kernels time code */
   char *cc, *cflags; /* for C kernels: never NULL once the machine exists */
@@ -194,6 +190,7 @@ struct xray__ask {
   int a, b;
   int *avail; /* outputs, where the kind has them */
   double *stack, *bytes, *tsc_hz;
+  double *cycle_hz; /* a stream's: the clock its cycles are of (ops.h) */
 };
 
 /* What a measurement gave: its value (NAN unless measured) and status;
@@ -219,9 +216,6 @@ struct xray__got {
 #define XRAY__X_BYTES (-1.0)
 struct xray__got xray__machine_measure(xray_machine *m, const char *probe, const char *kernel,
                                        double x, const struct xray__ask *ask);
-/* The clock, in Hz, that the last measurement's cycles were counted in
- * (0: none known). */
-double xray__machine_cycle_hz(const xray_machine *m);
 /* Whether m answers every measurement from a recording, by its key alone:
  * a probe need not lay out the data a measurement would run over (a
  * chase's chain), only draw what the key and later draws depend on. */

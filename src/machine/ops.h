@@ -43,9 +43,11 @@ struct xray__machine_ops {
    * with `threads` threads at once, each pinned to a usable CPU of its own
    * and streaming its own arrays of `bytes` bytes in all: every thread's
    * bytes over the time from the first one's start to the last one's end;
-   * NAN with the error if impossible. */
+   * NAN with the error if impossible.  Where the backend counted those
+   * cycles in a clock of its own for this stream, it sets *hz (if hz is
+   * not NULL) to that clock; else it leaves *hz as it is. */
   int (*sbuild)(xray_machine *m, int *nt);
-  double (*stream)(xray_machine *m, size_t k, double bytes, int threads);
+  double (*stream)(xray_machine *m, size_t k, double bytes, int threads, double *hz);
   /* Hardware events.  pmu: 0 if the machine's counters can be read, else
    * -1 with the reason in the error.  event_at: the i-th event it offers
    * (NULL past the last).  bevent: the count of event name over one run

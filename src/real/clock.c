@@ -81,6 +81,15 @@ xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, int wind
   return best;
 }
 
+/* A burst taken now, at least GAP after the last one. */
+static void
+burst_now(struct xray__clock *c)
+{
+  while (xray__now() - c->newest < GAP)
+    ;
+  keep(c, c->burst(c->ctx, 8));
+}
+
 double
 xray__clock_now(struct xray__clock *c)
 {
@@ -92,9 +101,7 @@ xray__clock_now(struct xray__clock *c)
     int n = recent(c, now, &best);
     if ((n >= MIN_BURSTS && now - c->newest <= EVERY) || tries++ == 2 * MIN_BURSTS)
       break;
-    while (xray__now() - c->newest < GAP)
-      ;
-    keep(c, c->burst(c->ctx, 8));
+    burst_now(c);
   }
   return best < HUGE_VAL ? best : c->fallback;
 }
@@ -102,10 +109,7 @@ xray__clock_now(struct xray__clock *c)
 double
 xray__clock_fresh(struct xray__clock *c)
 {
-  if (c->burst) {
-    while (xray__now() - c->newest < GAP)
-      ;
-    keep(c, c->burst(c->ctx, 8));
-  }
+  if (c->burst)
+    burst_now(c);
   return xray__clock_now(c);
 }

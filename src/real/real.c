@@ -333,7 +333,7 @@ real_sbuild(xray_machine *base, int *nt)
 #define MAX_TEAM 1024
 
 static double
-real_stream(xray_machine *base, size_t k, double bytes, int threads)
+real_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz)
 {
   struct real *m = (struct real *) base;
   int cpu[MAX_TEAM], n = xray__affinity(cpu, MAX_TEAM), i;
@@ -361,11 +361,11 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads)
    * count too few cycles, and more bytes a cycle than the core moves. */
   before = xray__clock_now(&m->clock);
   per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam,
-                               base->tick_hz, 1, base->error, sizeof base->error);
+                               base->tick_hz, base->error, sizeof base->error);
   tpc = fmin(before, xray__clock_fresh(&m->clock));
   /* The figure in bytes a second is the same figure in that clock. */
-  if (tpc > 0 && base->core_hz > 0)
-    base->last_hz = base->tick_hz / tpc;
+  if (hz && tpc > 0 && base->core_hz > 0)
+    *hz = base->tick_hz / tpc;
   return per_tick * tpc;
 }
 

@@ -67,13 +67,13 @@ double xray__pair_speed(int a, int b, char *err, size_t errlen);
 double xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double ticks_per_cycle,
                       char *err, size_t errlen);
 
-/* real/stream.c: bytes per cycle of streaming kernel k of set with
+/* real/stream.c: bytes per tick of streaming kernel k of set with
  * `threads` threads pinned to cpu[0..threads-1], each over its own arrays
  * of `bytes` bytes in all (machine.h: the stream op), thread i's in
  * (*team)[i], of which there are *nteam, grown to `threads` here and kept
  * by the caller for the next call, on the same CPUs; NAN with why. */
 double xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
                          const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
-                         double ticks_per_cycle, char *err, size_t errlen);
+                         char *err, size_t errlen);
 
 #endif

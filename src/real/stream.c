@@ -157,8 +157,8 @@ grow(struct xray__arena **team, int *nteam, int threads)
 
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
-                  double ticks_per_cycle, char *err, size_t errlen)
+                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz, char *err,
+                  size_t errlen)
 {
   struct team t;
   struct member *mem;
@@ -212,7 +212,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
         last = mem[i].t1[s] > last ? mem[i].t1[s] : last;
       }
       per = (double) threads * (double) (t.n * t.width) * t.arrays * (double) t.reps
-          / ((double) (last - first) / ticks_per_cycle);
+          / (double) (last - first);
       if (last > first && !(per <= best))
         best = per;
     }
@@ -225,11 +225,11 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
 #else
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
-                  double ticks_per_cycle, char *err, size_t errlen)
+                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz, char *err,
+                  size_t errlen)
 {
   (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) team, (void) nteam;
-  (void) tick_hz, (void) ticks_per_cycle;
+  (void) tick_hz;
   snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
   return NAN;
 }

@@ -161,7 +161,7 @@ int xray__sim_parse(struct sim *m, const char *spec, char *err, size_t errlen);
 /* stream.c */
 double xray__sim_stream_rate(const struct sim *m, size_t k, int slot, int threads);
 int xray__sim_sbuild(xray_machine *base, int *nt);
-double xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads);
+double xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz);
 /* The true values of the rows of params.c that streams (stream.c) and two
  * CPUs at once (duo.c) give, at the name's level; -1 where none. */
 int xray__sim_stream_truth(const struct sim *m, const struct xray__param *p, int level, double *v);

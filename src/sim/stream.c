@@ -131,13 +131,14 @@ xray__sim_sbuild(xray_machine *base, int *nt)
 }
 
 double
-xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads)
+xray__sim_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz)
 {
   struct sim *m = (struct sim *) base;
   const struct xray__skernel *sk;
   double moved, rate, best;
   int i;
 
+  (void) hz; /* cycles of the model's one clock */
   if (!m->stream.built || k >= XRAY__SK_N)
     return xray__machine_fail(base, XRAY__FAIL_ERROR, "the streaming kernels are not built");
   if (threads < 1 || threads > m->cpu.ncpu)
