@@ -23,7 +23,8 @@
 #endif
 
 #define PER 100 /* ticks an iteration of either kernel */
-#define LOG 4096 /* runs logged: more than the checks below make */
+#define LOG 8192 /* runs logged: more than the checks below make */
+#define TRIES 5 /* of the case a disturbance can spoil */
 
 struct spin {
   double slow; /* times PER, from the run numbered slow_from on */
@@ -68,7 +69,7 @@ main(void)
   struct xray__kernel k = { spin_run, &kern };
   struct xray__ref r = { { spin_run, &ref }, 0, { 0, 0 } };
   double v;
-  int before, unsure;
+  int before, unsure, tries;
 
   tap_plan(10);
 #ifdef __linux__
@@ -114,15 +115,22 @@ main(void)
   tap_ok(s.measured == 3, "points measured: %d", s.measured);
 
   /* The next three attempts' reference runs at speed, then held back: one
-   * to three accepted (an interrupt or the host may cost one), fewer than
-   * want. */
-  ref.slow_from = ref.runs + 6;
-  before = kern.runs;
-  xray__measure(&s, &k, &r);
+   * to three accepted, fewer than want.  An interrupt or the host may
+   * cost one of them, and a stretch in which the host runs something
+   * else all three (the point then gives up after hopeless, as above):
+   * the case is tried again, up to TRIES times, for one in which a
+   * sample was accepted.  A sampler that stops early fails every try. */
+  for (tries = 0; tries < TRIES; tries++) {
+    ref.slow_from = ref.runs + 6;
+    before = kern.runs;
+    xray__measure(&s, &k, &r);
+    if (attempts(&kern, before) != s.hopeless)
+      break;
+  }
   tap_ok(attempts(&kern, before) == s.max_attempts,
-         "a sample accepted, then none: waits on for more, %d attempts (max %d)",
-         attempts(&kern, before), s.max_attempts);
-  tap_ok(s.measured == 4, "points measured: %d", s.measured);
+         "a sample accepted, then none: waits on for more, %d attempts (max %d; try %d)",
+         attempts(&kern, before), s.max_attempts, tries + 1);
+  tap_ok(s.measured == 4 + (tries < TRIES ? tries : TRIES - 1), "points measured: %d", s.measured);
   unsure = s.unsure;
 
   /* The reference back at its speed: sure again. */
