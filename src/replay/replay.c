@@ -43,29 +43,89 @@ struct replay {
   size_t n;
   unsigned *uses;               /* per point: samples of its x handed out */
   char **keys;
-  size_t nkeys;
+  size_t nkeys, capkeys;
+  char **slot; /* keys by hash, open addressing: nslot, a power of two */
+  size_t nslot;
   struct os_item *os;
   size_t nos;
   int cpu[XRAY__MAX_CPUS], ncpu;
   struct xray__bcount bcount; /* the branch kernels' check, passed when recorded */
 };
 
+/* A recording holds thousands of keys (each conflict set's is its own),
+ * and every point of it, and every point a probe asks for, looks one up:
+ * by hash, not by a walk through them all. */
+static size_t
+key_hash(const char *key)
+{
+  uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+
+  for (; *key; key++) {
+    h ^= (unsigned char) *key;
+    h *= UINT64_C(1099511628211);
+  }
+  return (size_t) h;
+}
+
+/* The slot of key in m->slot: where it is, or the empty one where it
+ * would go. */
+static size_t
+key_slot(const struct replay *m, const char *key)
+{
+  size_t i = key_hash(key) & (m->nslot - 1);
+
+  while (m->slot[i] && strcmp(m->slot[i], key) != 0)
+    i = (i + 1) & (m->nslot - 1);
+  return i;
+}
+
+/* The interned key, or NULL if the recording has none such. */
+static const char *
+key_find(const struct replay *m, const char *key)
+{
+  return m->nslot ? m->slot[key_slot(m, key)] : NULL;
+}
+
+/* The table at twice its size (at least 1024 slots), every key again. */
+static int
+key_grow(struct replay *m)
+{
+  size_t n = m->nslot ? 2 * m->nslot : 1024, i;
+  char **s = calloc(n, sizeof *s);
+
+  if (!s)
+    return -1;
+  free(m->slot);
+  m->slot = s;
+  m->nslot = n;
+  for (i = 0; i < m->nkeys; i++)
+    m->slot[key_slot(m, m->keys[i])] = m->keys[i];
+  return 0;
+}
+
 static const char *
 intern(struct replay *m, const char *key)
 {
-  size_t i;
-  char **k;
+  const char *k = key_find(m, key);
+  char **more;
 
-  for (i = 0; i < m->nkeys; i++)
-    if (strcmp(m->keys[i], key) == 0)
-      return m->keys[i];
-  k = realloc(m->keys, (m->nkeys + 1) * sizeof *k);
-  if (!k)
+  if (k)
+    return k;
+  if (m->nkeys == m->capkeys) {
+    size_t cap = m->capkeys ? 2 * m->capkeys : 256;
+    if (!(more = realloc(m->keys, cap * sizeof *more)))
+      return NULL;
+    m->keys = more;
+    m->capkeys = cap;
+  }
+  if (!(m->keys[m->nkeys] = strdup(key)))
     return NULL;
-  m->keys = k;
-  if (!(k[m->nkeys] = strdup(key)))
-    return NULL;
-  return k[m->nkeys++];
+  m->nkeys++;
+  /* At most half full: a probe ends soon at an empty slot. */
+  if (2 * m->nkeys > m->nslot)
+    return key_grow(m) ? NULL : m->keys[m->nkeys - 1];
+  m->slot[key_slot(m, key)] = m->keys[m->nkeys - 1];
+  return m->keys[m->nkeys - 1];
 }
 
 static int
@@ -226,9 +286,7 @@ recorded_point(xray_machine *base, const char *probe, const char *kernel, double
   size_t lo, hi, i;
 
   snprintf(key, sizeof key, "%s,%s", probe, kernel);
-  for (i = 0, k = NULL; i < m->nkeys && !k; i++)
-    if (strcmp(m->keys[i], key) == 0)
-      k = m->keys[i];
+  k = key_find(m, key);
   /* First point of the key at x or beyond. */
   lo = 0, hi = m->n;
   while (lo < hi) {
@@ -402,6 +460,7 @@ rp_free(xray_machine *base)
   for (i = 0; i < m->nkeys; i++)
     free(m->keys[i]);
   free(m->keys);
+  free(m->slot);
   free(m->p);
   free(m->uses);
   free(m->os);
