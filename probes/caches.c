@@ -413,7 +413,6 @@ cc_free(struct cc *c)
     free(c->place);
     free(c->off);
     free(c->blk);
-    free(c->jumps);
     free(c);
   }
 }
@@ -448,8 +447,7 @@ caches_run(xray_machine *m, xray_report *r)
   }
   c->m = m;
   /* Without the table a replay lays its chains out, as it did. */
-  if (xray__machine_answers_by_key(m) && (c->jumps = malloc(sizeof *c->jumps)))
-    xray__rand_jumps(c->jumps);
+  c->jumps = xray__machine_jumps(m);
   c->rng = UINT64_C(0x13198a2e03707344);
   c->prng = UINT64_C(0xa4093822299f31d0);
   kmax = (double) (LINES_MAX / c->lpp);

@@ -55,7 +55,7 @@ struct cc {
   int step_known;                       /* the step is the L1D's confirmed line */
   /* Where the machine answers by key (a replay): no chain is laid, and
    * the shuffles' numbers are skipped with this table; else NULL. */
-  struct xray__rand_jumps *jumps;
+  const struct xray__rand_jumps *jumps;
   size_t l1col;                         /* the L1D's colours in pages, where more than one */
   uint64_t rng;
   uint64_t prng;                        /* frames of a packed draw (caches_pack) */

@@ -9,7 +9,15 @@ double
 xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
                  uint64_t *rng, const char *probe, const char *layout)
 {
-  xray__shuffle(off, n, rng);
+  /* A machine that answers by key (a recording) times no layout: the
+   * shuffle would only move the generator, which is moved past the
+   * draws it would take instead, so that every later draw is the same. */
+  const struct xray__rand_jumps *j = xray__machine_jumps(m);
+
+  if (j)
+    xray__rand_skip(j, rng, n > 1 ? (uint64_t) n - 1 : 0);
+  else
+    xray__shuffle(off, n, rng);
   return xray__chase_ordered(m, off, n, arena, probe, layout);
 }
 

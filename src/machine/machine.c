@@ -89,6 +89,7 @@ xray_machine_free(xray_machine *m)
   if (m) {
     free(m->cc);
     free(m->cflags);
+    free(m->jumps);
     m->ops->free(m);
   }
 }
@@ -229,6 +230,14 @@ int
 xray__machine_answers_by_key(const xray_machine *m)
 {
   return m->ops->lookup != NULL;
+}
+
+const struct xray__rand_jumps *
+xray__machine_jumps(xray_machine *m)
+{
+  if (xray__machine_answers_by_key(m) && !m->jumps && (m->jumps = malloc(sizeof *m->jumps)))
+    xray__rand_jumps(m->jumps);
+  return xray__machine_answers_by_key(m) ? m->jumps : NULL;
 }
 
 int

@@ -136,6 +136,7 @@ struct xray_machine {
   double budget; /* seconds one probe may spend */
   FILE *trace; /* CSV of every measured point, or NULL */
   double tick_hz, core_hz; /* real machine only */
+  struct xray__rand_jumps *jumps; /* xray__machine_jumps's */
   size_t page; /* base page size: the unit of physical placement */
   xray_kernel kernel; /* which kernels time code */
   char *cc, *cflags; /* for C kernels: never NULL once the machine exists */
@@ -220,6 +221,9 @@ struct xray__got xray__machine_measure(xray_machine *m, const char *probe, const
  * a probe need not lay out the data a measurement would run over (a
  * chase's chain), only draw what the key and later draws depend on. */
 int xray__machine_answers_by_key(const xray_machine *m);
+/* Where m answers by key: the table that skips a shuffle's draws
+ * (measure/random.c), built on first use and freed with m; else NULL. */
+const struct xray__rand_jumps *xray__machine_jumps(xray_machine *m);
 /* A slot's failure: the text (printf-style) in m->error and its kind in
  * m->failure; returns NAN, the slot's answer. */
 double xray__machine_fail(xray_machine *m, enum xray__failure kind, const char *fmt, ...)

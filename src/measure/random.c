@@ -55,14 +55,26 @@ xray__rand_jumps(struct xray__rand_jumps *j)
   for (k = 1; k < 64; k++)
     for (b = 0; b < 64; b++)
       j->m[k][b] = apply(j->m[k - 1], j->m[k - 1][b]);
+  /* A digit's image: the images of its set bits, added (XOR). */
+  for (k = 0; k < 64; k++)
+    for (b = 0; b < 16; b++) {
+      int v;
+      for (v = 0; v < 16; v++)
+        j->nib[k][b][v] = (v & 1 ? j->m[k][4 * b] : 0) ^ (v & 2 ? j->m[k][4 * b + 1] : 0)
+            ^ (v & 4 ? j->m[k][4 * b + 2] : 0) ^ (v & 8 ? j->m[k][4 * b + 3] : 0);
+    }
 }
 
 void
 xray__rand_skip(const struct xray__rand_jumps *j, uint64_t *rng, uint64_t n)
 {
-  int k;
+  int k, b;
 
   for (k = 0; n; k++, n >>= 1)
-    if (n & 1)
-      *rng = apply(j->m[k], *rng);
+    if (n & 1) {
+      uint64_t v = *rng, r = 0;
+      for (b = 0; b < 16; b++)
+        r ^= j->nib[k][b][(v >> (4 * b)) & 15];
+      *rng = r;
+    }
 }
