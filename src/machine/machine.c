@@ -235,9 +235,11 @@ xray__machine_answers_by_key(const xray_machine *m)
 const struct xray__rand_jumps *
 xray__machine_jumps(xray_machine *m)
 {
-  if (xray__machine_answers_by_key(m) && !m->jumps && (m->jumps = malloc(sizeof *m->jumps)))
+  if (!xray__machine_answers_by_key(m))
+    return NULL;
+  if (!m->jumps && (m->jumps = malloc(sizeof *m->jumps)))
     xray__rand_jumps(m->jumps);
-  return xray__machine_answers_by_key(m) ? m->jumps : NULL;
+  return m->jumps;
 }
 
 int

@@ -107,10 +107,9 @@ uint64_t xray__rand(uint64_t *rng);
 /* The state n calls of xray__rand leave, in one product of a 64-bit
  * matrix and vector per set bit of n: the generator's state moves by a
  * linear map of 64 bits, whose powers 2^k (k < 64) the table holds
- * (xray__rand_jumps fills it), as the images of the unit vectors (m) and
- * of every value of each 4-bit digit (nib: a product is 16 looks-up). */
+ * (xray__rand_jumps fills it), as the images of every value of each
+ * 4-bit digit of the state (a product is 16 looks-up). */
 struct xray__rand_jumps {
-  uint64_t m[64][64];
   uint64_t nib[64][16][16];
 };
 void xray__rand_jumps(struct xray__rand_jumps *j);

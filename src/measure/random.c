@@ -45,24 +45,25 @@ apply(const uint64_t *m, uint64_t v)
 void
 xray__rand_jumps(struct xray__rand_jumps *j)
 {
-  int b, k;
+  uint64_t m[2][64]; /* images of the unit vectors: power k, then k + 1 */
+  int b, k, v;
 
   for (b = 0; b < 64; b++) {
     uint64_t s = UINT64_C(1) << b;
     (void) xray__rand(&s);
-    j->m[0][b] = s;
+    m[0][b] = s;
   }
-  for (k = 1; k < 64; k++)
-    for (b = 0; b < 64; b++)
-      j->m[k][b] = apply(j->m[k - 1], j->m[k - 1][b]);
-  /* A digit's image: the images of its set bits, added (XOR). */
-  for (k = 0; k < 64; k++)
-    for (b = 0; b < 16; b++) {
-      int v;
+  for (k = 0; k < 64; k++) {
+    const uint64_t *mk = m[k & 1];
+    /* A digit's image: the images of its set bits, added (XOR). */
+    for (b = 0; b < 16; b++)
       for (v = 0; v < 16; v++)
-        j->nib[k][b][v] = (v & 1 ? j->m[k][4 * b] : 0) ^ (v & 2 ? j->m[k][4 * b + 1] : 0)
-            ^ (v & 4 ? j->m[k][4 * b + 2] : 0) ^ (v & 8 ? j->m[k][4 * b + 3] : 0);
-    }
+        j->nib[k][b][v] = (v & 1 ? mk[4 * b] : 0) ^ (v & 2 ? mk[4 * b + 1] : 0)
+            ^ (v & 4 ? mk[4 * b + 2] : 0) ^ (v & 8 ? mk[4 * b + 3] : 0);
+    /* The next power is this one applied twice. */
+    for (b = 0; b < 64 && k < 63; b++)
+      m[(k + 1) & 1][b] = apply(mk, mk[b]);
+  }
 }
 
 void
