@@ -211,7 +211,7 @@ xray__ckernel_run(const struct xray_cspec *c, const char *cc, const char *cflags
   if (xray__write_source(csrc, gen_program, c, err, errlen))
     goto done;
   if (!(qsrc = xray__shell_word(csrc)) || !(qexe = xray__shell_word(mine->exe))
-      || !(cmd = xray__strf("%s %s -o %s %s", cc, cflags, qexe, qsrc))) {
+      || !(cmd = xray__strf("%s %s%s -o %s %s", cc, cflags, xray__no_debug(cflags), qexe, qsrc))) {
     snprintf(err, errlen, "out of memory");
     goto done;
   }

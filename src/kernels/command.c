@@ -96,6 +96,21 @@ xray__shell_word(const char *s)
   return out;
 }
 
+const char *
+xray__no_debug(const char *cflags)
+{
+  const char *p = cflags;
+
+  for (;;) {
+    p += strspn(p, " \t\n");
+    if (!*p)
+      return "";
+    if (p[0] == '-' && p[1] == 'g')
+      return " -g0";
+    p += strcspn(p, " \t\n");
+  }
+}
+
 void
 xray__run_stop(void)
 {

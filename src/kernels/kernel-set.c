@@ -243,13 +243,14 @@ xray__cc_load_parts(int (*gen)(FILE *f, const void *arg, char *err, size_t errle
   /* CC and CFLAGS are words for the shell, as in make.  The parts
    * compile side by side: nothing is timed meanwhile. */
   for (p = 0; p < parts; p++)
-    cmd[p] = xray__strf("%s %s -fPIC -S -o %s %s", cc, cflags, qasm[p], qsrc[p]);
+    cmd[p] = xray__strf("%s %s%s -fPIC -S -o %s %s", cc, cflags, xray__no_debug(cflags), qasm[p],
+                        qsrc[p]);
   if (run_cmds(cmd, log, parts, err, errlen, "compiling the kernels"))
     goto out;
   /* Assembling and linking use some flags of CFLAGS and not others: no
    * warning there is the project's business. */
-  cmd[0] = xray__strf("%s %s -Wno-error -fPIC -shared -o %s %s %s", cc, cflags, qso, qasm[0],
-                      parts > 1 ? qasm[1] : "");
+  cmd[0] = xray__strf("%s %s%s -Wno-error -fPIC -shared -o %s %s %s", cc, cflags,
+                      xray__no_debug(cflags), qso, qasm[0], parts > 1 ? qasm[1] : "");
   if (run_cmds(cmd, log, 1, err, errlen, "linking the kernels"))
     goto out;
   if (!(*dl = dlopen(path[1], RTLD_NOW | RTLD_LOCAL))) {

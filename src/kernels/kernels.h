@@ -282,5 +282,10 @@ struct xray__slot *xray__slot_claim(struct xray__slot **list, size_t size);
  * memory. */
 char *xray__strf(const char *fmt, ...);
 char *xray__shell_word(const char *s);
+/* " -g0" where a word of cflags asks for debug information (-g...), else
+ * "": put after them, it leaves every kernel's code as it is (GCC and
+ * Clang hold -g to generate the same instructions), and spares the
+ * compiler and the assembler the debug information, a third more time. */
+const char *xray__no_debug(const char *cflags);
 
 #endif

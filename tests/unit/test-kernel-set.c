@@ -7,7 +7,8 @@
  * with every warning on does not fail the set.  Two threads that build
  * sets at once each get theirs, and leave no temporary file.  The
  * streaming kernels' non-temporal write works at every vector width the
- * CPU has, and in Intel syntax. */
+ * CPU has, and in Intel syntax.  Flags that ask for debug information
+ * are followed by -g0, and leave the kernels as they are. */
 #include "xray-internal.h"
 #include "../tap.h"
 
@@ -41,6 +42,8 @@ one(const char *cc, const char *strict)
 {
   struct xray__kernel_set s;
   char err[256] = "";
+  double stack[NFAM];
+  int avail[NFAM];
   size_t i;
   int spill_ok = 1, run_ok = 1, built;
 
@@ -49,7 +52,7 @@ one(const char *cc, const char *strict)
   if (!tap_ok(built, "%s: the kernel families build and load as one set%s%s", cc, *err ? ": " : "",
               err)) {
     int k;
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < 5; k++)
       tap_ok(0, "%s: (no kernel set)", cc);
     return;
   }
@@ -68,11 +71,47 @@ one(const char *cc, const char *strict)
          "register kernels", cc);
   tap_ok(s.k[NFAM - 2].stack > 0, "%s: 20 live doubles spill (%g spill instructions per "
          "statement)", cc, s.k[NFAM - 2].stack);
+  for (i = 0; i < NFAM; i++) {
+    stack[i] = s.k[i].stack;
+    avail[i] = s.k[i].avail;
+  }
   err[0] = 0;
   built = xray__kernel_set_compile(&s, fam, NFAM, cc, strict, err, sizeof err) == 0;
   tap_ok(built, "%s: a project's strict flags (%s) do not fail the set%s%s", cc, strict,
          *err ? ": " : "", err);
+  /* Debug flags are followed by -g0 (xray__no_debug): the set still
+   * builds, and its code is the same. */
+  err[0] = 0;
+  built = xray__kernel_set_compile(&s, fam, NFAM, cc, "-ggdb3 -O2", err, sizeof err) == 0;
+  for (i = 0; built && i < NFAM; i++)
+    if (s.k[i].stack != stack[i] || s.k[i].avail != avail[i])
+      built = 0;
+  tap_ok(built, "%s: at -ggdb3 -O2 the set builds, and every kernel spills as at -O2%s%s", cc,
+         *err ? ": " : "", err);
   xray__kernel_set_free(&s);
+}
+
+/* Which flags ask for debug information, which -g0 then takes back. */
+static void
+no_debug(void)
+{
+  static const struct {
+    const char *flags, *want;
+  } t[] = {
+    { "-O2", "" },           { "", "" },
+    { "-g -O2", " -g0" },    { "-O2\t-ggdb3", " -g0" },
+    { "-gdwarf-4", " -g0" }, { "-O2 -fno-gnu-unique -march=native", "" },
+    { "-DG=-g", "" },        { "  -O3  -gline-tables-only ", " -g0" },
+  };
+  size_t i;
+  int bad = 0;
+
+  for (i = 0; i < sizeof t / sizeof *t; i++)
+    if (strcmp(xray__no_debug(t[i].flags), t[i].want)) {
+      printf("# '%s': '%s', want '%s'\n", t[i].flags, xray__no_debug(t[i].flags), t[i].want);
+      bad = 1;
+    }
+  tap_ok(!bad, "flags that ask for debug information get -g0 after them, others nothing");
 }
 
 /* The streaming kernels' non-temporal write at each vector width the
@@ -200,7 +239,8 @@ main(void)
   printf("1..0 # SKIP the structural expectations are written for x86-64\n");
   return 0;
 #endif
-  tap_plan(19);
+  tap_plan(22);
+  no_debug();
   one(cc && *cc ? cc : "cc", "-O2 -Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
   at_once(cc && *cc ? cc : "cc");
   streams(cc && *cc ? cc : "cc", "-Wall -Wextra -Werror -pedantic -Wmissing-prototypes");
@@ -209,7 +249,7 @@ main(void)
     streams(clang, "-Weverything -Werror");
   } else {
     int k;
-    for (k = 0; k < 9; k++)
+    for (k = 0; k < 10; k++)
       printf("ok %d - # SKIP clang is not installed\n", ++tap_count);
   }
   return tap_done();
