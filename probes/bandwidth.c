@@ -29,7 +29,10 @@
  * thread halves even the L1D's bandwidth) must last through all of them,
  * a second or more apart, to move it.  A value has three rounds, or two
  * where those agree within 5 % and its figures confirm it (see
- * settled()).
+ * settled()).  On real hardware the rounds end where the probe's time
+ * budget (--budget) does: a cell not reached is not measured, and a value
+ * of one round is not confirmed (a disturbance need last through that
+ * one only).
  *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
@@ -142,6 +145,8 @@ struct plan {
   double memcap;      /* memory's larger footprint at most (MEM_MAX, MEM_REAL) */
   char capwhy[120];   /* what set memcap below MEM_REAL, or "" */
   int n, sure[5], ncpu, nt, width;
+  double deadline; /* xray__now() past which no cell starts a round (0: none) */
+  int late; /* the deadline ended the rounds */
   struct cell cell[SLOTS][XRAY__SK_BASE][2];
 };
 
@@ -205,6 +210,10 @@ round_of(xray_machine *m, struct plan *p, int r)
         struct cell *c = &p->cell[i][k][all];
         if (!c->want || (r >= STABLE_ROUNDS && settled(c)))
           continue;
+        if (p->deadline > 0 && xray__now() > p->deadline) {
+          p->late = 1;
+          return;
+        }
         c->rounds++;
         for (j = 0; j < 3 && c->want; j++) {
           int twin = j == 2;
@@ -222,17 +231,23 @@ round_of(xray_machine *m, struct plan *p, int r)
       }
 }
 
-/* Value v from cell c of slot i (n levels; i == n: memory), kernel k. */
+/* Value v from cell c of slot i (n levels; i == n: memory), kernel k;
+ * late: the time budget ended the rounds. */
 static void
-judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t k)
+judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t k, int late)
 {
   const double *y = c->y, *b = c->b;
   const char *a = c->threads > 1 ? " a thread" : "";
-  char text[300], where[24];
+  char text[360], where[24];
   double d, best, hz;
+  int cut;
 
   if (c->err[0]) {
     xray__value_unknown(v, c->err);
+    return;
+  }
+  if (c->rounds == 0) {
+    xray__value_unknown(v, "not measured: the time budget (--budget) was spent");
     return;
   }
   if (i == n)
@@ -256,13 +271,20 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     size_t len = strlen(text);
     snprintf(text + len, sizeof text - len, "; twice the unroll: %.2f", c->y2);
   }
+  cut = late && c->rounds < ROUNDS && (c->rounds < STABLE_ROUNDS || !settled(c));
+  if (cut) {
+    size_t len = strlen(text);
+    snprintf(text + len, sizeof text - len, "; the time budget (--budget) ended its rounds");
+  }
   best = c->twin && c->y2 > y[0] ? c->y2 : y[0];
   hz = c->twin && c->y2 > y[0] ? c->hz[2] : c->hz[0];
   xray__value_measured(v, best < 100 ? round(best * 10) / 10 : round(best), text);
   v->exact = best;
   if (hz > 0)
     v->gbs = best * hz / 1e9;
-  if (c->twin && !(fabs(c->y2 - y[0]) <= SAME_FIGURE * y[0]))
+  if (cut && c->rounds < STABLE_ROUNDS)
+    xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
+  else if (c->twin && !(fabs(c->y2 - y[0]) <= SAME_FIGURE * y[0]))
     xray__value_doubt(v,
                       "; not confirmed: twice the unroll moves %.0f%% %s, so the loop, not "
                       "the level, may be the limit",
@@ -375,7 +397,7 @@ report_slot(xray_machine *m, xray_report *rep, const struct plan *p, int i, int 
       else if (!a)
         xray__value_unknown(v, no);
       else {
-        judge(m, v, c, i, n, k);
+        judge(m, v, c, i, n, k, p->late);
         if (i == n && p->capwhy[0] && v->source == XRAY_SOURCE_MEASURED) {
           size_t len = strlen(v->method);
           snprintf(v->method + len, sizeof v->method - len,
@@ -422,6 +444,8 @@ run_bandwidth(xray_machine *m, xray_report *rep)
     }
   }
   p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
+  /* The budget starts here: the levels may be another probe's run. */
+  p->deadline = m->timed ? xray__now() + m->budget : 0;
   p->ncpu = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   if (!(p->width = xray__machine_sbuild(m, &p->nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);

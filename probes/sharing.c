@@ -16,7 +16,10 @@
  *                        1.5 C and 2.25 C (a shared level's measured
  *                        capacity is an effective share).  f is
  *                        0.6 C and 0.8 C, each in ROUNDS rounds whose
- *                        fastest times count (a disturbance only slows); the
+ *                        fastest times count (a disturbance only slows;
+ *                        on real hardware, no round starts past the time
+ *                        budget, nor a level, and one round confirms
+ *                        nothing); the
  *                        value is 1 + the CPUs found sharing.  Levels are
  *                        tested outermost first, and a CPU that does not
  *                        share a level is not tested on the levels inside
@@ -95,6 +98,7 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
  * spill).  Chains alone do not depend on the candidate: measured once. */
 struct level_run {
   double alone[2][ROUNDS], spill[2][ROUNDS], with[MAX_PEERS][2][ROUNDS];
+  int rounds; /* measured: fewer than ROUNDS where the time budget ended them */
 };
 
 /* A candidate's verdict: from the fastest round of each chain, and how
@@ -137,14 +141,16 @@ base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, char *why
   return 0;
 }
 
+/* The level's rounds (at least one; no more once xray__now() passes
+ * deadline, where it is not 0). */
 static int
 measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C, double line,
-              uint64_t *rng, struct level_run *lr)
+              uint64_t *rng, double deadline, struct level_run *lr)
 {
   int r, k, j;
   char kern[40];
 
-  for (r = 0; r < ROUNDS; r++)
+  for (r = 0; r < ROUNDS && !(r > 0 && deadline > 0 && xray__now() > deadline); r++)
     for (k = 0; k < 2; k++) {
       double f = fractions[k] * C;
       if (isnan(lr->alone[k][r] =
@@ -160,17 +166,19 @@ measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C
                     duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
         return -1;
     }
+  lr->rounds = r;
   return 0;
 }
 
+/* The fastest of y[0..n-1]. */
 static double
-fastest(const double *y)
+fastest(const double *y, int n)
 {
   double v = y[0];
   int r;
 
   /* A disturbance only slows a chase. */
-  for (r = 1; r < ROUNDS; r++)
+  for (r = 1; r < n; r++)
     v = fmin(v, y[r]);
   return v;
 }
@@ -185,7 +193,7 @@ judge(const struct level_run *lr, int j, int b, double C, struct test *t, char *
   t->agree = 1;
   t->v = UNCLEAR;
   for (k = 0; k < 2; k++) {
-    double one = fastest(lr->alone[k]), two = fastest(lr->spill[k]), s;
+    double one = fastest(lr->alone[k], lr->rounds), two = fastest(lr->spill[k], lr->rounds), s;
     enum verdict v;
     if (two < CONTRAST * one) {
       snprintf(why, len,
@@ -194,15 +202,15 @@ judge(const struct level_run *lr, int j, int b, double C, struct test *t, char *
                fractions[k] * C, (CONTRAST - 1) * 100, two, one);
       return -1;
     }
-    s = t->score[k] = (fastest(lr->with[j][k]) - one) / (two - one);
+    s = t->score[k] = (fastest(lr->with[j][k], lr->rounds) - one) / (two - one);
     v = s >= SHARED ? SHARED_WITH : s <= PRIVATE ? PRIVATE_TO : UNCLEAR;
     /* Confirmed by most rounds on their own: one disturbed round may
      * dissent. */
-    for (r = 0, dissent = 0; r < ROUNDS; r++) {
+    for (r = 0, dissent = 0; r < lr->rounds; r++) {
       double sr = (lr->with[j][k][r] - lr->alone[k][r]) / (lr->spill[k][r] - lr->alone[k][r]);
       dissent += (v == SHARED_WITH && sr < SHARED) || (v == PRIVATE_TO && sr > PRIVATE);
     }
-    if (2 * dissent >= ROUNDS)
+    if (2 * dissent >= lr->rounds)
       t->agree = 0;
     t->v = k == 0 || v == t->v ? v : UNCLEAR;
   }
@@ -245,26 +253,33 @@ xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n,
 
 /* Level i (index; i >= 1) against the candidates in peer[0..np-1] (their
  * indices in cpu[]); those found sharing it are kept in peer, *np cut to
- * them.  The value of XRAY_L<i+1>_SHARED_BY. */
+ * them.  The value of XRAY_L<i+1>_SHARED_BY.  Not started, and fewer
+ * rounds, past deadline (where it is not 0). */
 static void
 share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, int more, double C,
-            int sure, double line, uint64_t *rng)
+            int sure, double line, uint64_t *rng, double deadline)
 {
   char why[400] = "", how[300], src[48];
-  int j, kept = 0, agree = 1;
+  int j, kept = 0, agree = 1, rounds = ROUNDS;
   struct level_run *lr;
   double os;
 
+  if (*np && deadline > 0 && xray__now() > deadline) {
+    xray__value_unknown(v, "not measured: the time budget (--budget) was spent");
+    return;
+  }
   if (*np && !(C = base_for(m, cpu[0], C, line, rng, why, sizeof why))) {
     xray__value_unknown(v, why);
     return;
   }
   lr = *np ? calloc(1, sizeof *lr) : NULL;
-  if (*np && (!lr || measure_level(m, cpu, peer, *np, C, line, rng, lr))) {
+  if (*np && (!lr || measure_level(m, cpu, peer, *np, C, line, rng, deadline, lr))) {
     xray__value_unknown(v, lr ? m->error : "out of memory");
     free(lr);
     return;
   }
+  if (lr)
+    rounds = lr->rounds;
   for (j = 0; j < *np; j++) {
     struct test t;
     /* Unknown here: the levels inside are tested against every
@@ -288,8 +303,9 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
   if (*np)
     snprintf(how, sizeof how,
              "chains of %.0f and %.0f bytes, on CPU %d alone and beside each "
-             "of %d others in %d rounds: %d share it",
-             fractions[0] * C, fractions[1] * C, cpu[0], *np, ROUNDS, kept);
+             "of %d others in %d rounds%s: %d share it",
+             fractions[0] * C, fractions[1] * C, cpu[0], *np, rounds,
+             rounds < ROUNDS ? " (the time budget, --budget, ended them)" : "", kept);
   else
     snprintf(how, sizeof how, "no other CPU shares the level outside it");
   xray__value_measured(v, kept + 1, how);
@@ -299,12 +315,16 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
       xray__value_doubt(v, "; not confirmed: the OS's topology (%s) says %.0f", src, os);
     else if (!agree)
       xray__value_doubt(v, "; not confirmed: rounds or footprints disagreed");
+    else if (rounds < 2)
+      xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
     return;
   }
   if (more)
     xray__value_doubt(v, "; not confirmed: %d CPUs were not tested", more);
   else if (!agree)
     xray__value_doubt(v, "; not confirmed: rounds or footprints disagreed");
+  else if (rounds < 2)
+    xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
   else if (!sure)
     xray__value_doubt(v, "; not confirmed: the level's capacity is not");
 }
@@ -388,10 +408,13 @@ run_sharing(xray_machine *m, xray_report *rep)
   double level[4], line;
   char why[400], lv[8], name[48];
   uint64_t rng = 0x5eed5ba7eULL;
+  double deadline;
 
   if (!lat)
     return -1;
   nl = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
+  /* The budget starts here: the levels may be another probe's run. */
+  deadline = m->timed ? xray__now() + m->budget : 0;
   n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   n = n > XRAY__MAX_CPUS ? XRAY__MAX_CPUS : n;
   for (np = 0; np + 1 < n && np < MAX_PEERS; np++)
@@ -414,7 +437,8 @@ run_sharing(xray_machine *m, xray_report *rep)
     if (n < 2)
       xray__value_moot(v, "one usable CPU: nothing to share with");
     else
-      share_level(m, v, cpu, peer, &np, i == nl - 1 ? more : 0, level[i], sure[i], line, &rng);
+      share_level(m, v, cpu, peer, &np, i == nl - 1 ? more : 0, level[i], sure[i], line, &rng,
+                  deadline);
   }
   if (nl < 2)
     xray__value_unknown(xray__report_param(rep, "XRAY_L2_SHARED_BY", "2", NULL),
