@@ -29,10 +29,10 @@
  * thread halves even the L1D's bandwidth) must last through all of them,
  * a second or more apart, to move it.  A value has three rounds, or two
  * where those agree within 5 % and its figures confirm it (see
- * settled()).  On real hardware the rounds end where the probe's time
- * budget (--budget) does: a cell not reached is not measured, and a value
- * of one round is not confirmed (a disturbance need last through that
- * one only).
+ * settled()).  On real hardware no round after the first starts past
+ * the probe's time budget (--budget): every value is measured once, and
+ * one of a single round is not confirmed (a disturbance need last
+ * through that one only).
  *
  * The value is the figure at the smaller footprint; it is confirmed when
  * the larger footprint's agrees within 10 % (the plateau is flat: the
@@ -145,7 +145,7 @@ struct plan {
   double memcap;      /* memory's larger footprint at most (MEM_MAX, MEM_REAL) */
   char capwhy[120];   /* what set memcap below MEM_REAL, or "" */
   int n, sure[5], ncpu, nt, width;
-  double deadline; /* xray__now() past which no cell starts a round (0: none) */
+  double deadline; /* xray__now() past which no cell starts a second round (0: none) */
   int late; /* the deadline ended the rounds */
   struct cell cell[SLOTS][XRAY__SK_BASE][2];
 };
@@ -210,7 +210,7 @@ round_of(xray_machine *m, struct plan *p, int r)
         struct cell *c = &p->cell[i][k][all];
         if (!c->want || (r >= STABLE_ROUNDS && settled(c)))
           continue;
-        if (p->deadline > 0 && xray__now() > p->deadline) {
+        if (r > 0 && p->deadline > 0 && xray__now() > p->deadline) {
           p->late = 1;
           return;
         }
@@ -244,10 +244,6 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
 
   if (c->err[0]) {
     xray__value_unknown(v, c->err);
-    return;
-  }
-  if (c->rounds == 0) {
-    xray__value_unknown(v, "not measured: the time budget (--budget) was spent");
     return;
   }
   if (i == n)

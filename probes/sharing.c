@@ -17,9 +17,9 @@
  *                        capacity is an effective share).  f is
  *                        0.6 C and 0.8 C, each in ROUNDS rounds whose
  *                        fastest times count (a disturbance only slows;
- *                        on real hardware, no round starts past the time
- *                        budget, nor a level, and one round confirms
- *                        nothing); the
+ *                        on real hardware, no round after a level's first
+ *                        starts past the time budget, and one round
+ *                        confirms nothing); the
  *                        value is 1 + the CPUs found sharing.  Levels are
  *                        tested outermost first, and a CPU that does not
  *                        share a level is not tested on the levels inside
@@ -253,8 +253,8 @@ xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n,
 
 /* Level i (index; i >= 1) against the candidates in peer[0..np-1] (their
  * indices in cpu[]); those found sharing it are kept in peer, *np cut to
- * them.  The value of XRAY_L<i+1>_SHARED_BY.  Not started, and fewer
- * rounds, past deadline (where it is not 0). */
+ * them.  The value of XRAY_L<i+1>_SHARED_BY; no round after the first
+ * past deadline (where it is not 0). */
 static void
 share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, int more, double C,
             int sure, double line, uint64_t *rng, double deadline)
@@ -264,10 +264,6 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
   struct level_run *lr;
   double os;
 
-  if (*np && deadline > 0 && xray__now() > deadline) {
-    xray__value_unknown(v, "not measured: the time budget (--budget) was spent");
-    return;
-  }
   if (*np && !(C = base_for(m, cpu[0], C, line, rng, why, sizeof why))) {
     xray__value_unknown(v, why);
     return;
