@@ -41,7 +41,7 @@ cmp_u64(const void *a, const void *b)
 static void
 conflict_label(const struct cc *c, const uint64_t *set, size_t n, char *out, size_t len)
 {
-  uint64_t h = UINT64_C(14695981039346656037), s[CONFLICT_MAX_PAGES];    /* FNV-1a */
+  uint64_t h = XRAY__FNV_BASIS, s[CONFLICT_MAX_PAGES];
   size_t i;
   int b;
 
@@ -49,10 +49,8 @@ conflict_label(const struct cc *c, const uint64_t *set, size_t n, char *out, siz
   memcpy(s, set, n * sizeof *s);
   qsort(s, n, sizeof *s, cmp_u64);
   for (i = 0; i < n; i++)
-    for (b = 0; b < 64; b += 8) {
-      h ^= (s[i] >> b) & 0xff;
-      h *= UINT64_C(1099511628211);
-    }
+    for (b = 0; b < 64; b += 8)
+      h = xray__fnv1a(h, (unsigned char) (s[i] >> b));
   snprintf(out, len, "conflict/r%u/%016llx", c->m->run, (unsigned long long) h);
 }
 

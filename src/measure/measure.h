@@ -101,6 +101,15 @@ double xray__fit_line(const double *x, const double *y, size_t n, double *a, dou
  * never agree. */
 int xray__consensus(const double *v, size_t n, size_t k, double tol, double *out);
 
+/* FNV-1a, a byte at a time from XRAY__FNV_BASIS: the hash of keys that
+ * recordings carry (the same on every host). */
+#define XRAY__FNV_BASIS UINT64_C(14695981039346656037)
+static inline uint64_t
+xray__fnv1a(uint64_t h, unsigned char byte)
+{
+  return (h ^ byte) * UINT64_C(1099511628211);
+}
+
 /* measure/random.c: a random order of v[0..n-1], in place; xorshift64*. */
 void xray__shuffle(uint64_t *v, size_t n, uint64_t *rng);
 uint64_t xray__rand(uint64_t *rng);

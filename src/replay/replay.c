@@ -58,12 +58,10 @@ struct replay {
 static size_t
 key_hash(const char *key)
 {
-  uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+  uint64_t h = XRAY__FNV_BASIS;
 
-  for (; *key; key++) {
-    h ^= (unsigned char) *key;
-    h *= UINT64_C(1099511628211);
-  }
+  for (; *key; key++)
+    h = xray__fnv1a(h, (unsigned char) *key);
   return (size_t) h;
 }
 
