@@ -324,30 +324,59 @@ fill_chain(unsigned char *buf, const void *arg)
   }
 }
 
+/* A piece's extent, and its index, for the overlap check. */
+struct span {
+  size_t off, end, i;
+};
+
+static int
+span_cmp(const void *a, const void *b)
+{
+  const struct span *x = a, *y = b;
+
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
 /* The buffer's size, or 0 with why if the pieces overlap or the chain is
- * empty or too large. */
+ * empty or too large.  Overlap is checked in order of offset, against
+ * the farthest end so far: a chain has thousands of pieces, and every
+ * pair of them would cost more than the chain's run. */
 static size_t
 chain_size(const struct chain_arg *a, char *err, size_t errlen)
 {
-  size_t i, j, total = 0;
+  struct span *sp, far = { 0, 0, 0 };
+  size_t i, total = 0;
 
   if (a->n == 0) {
     snprintf(err, errlen, "a chain needs at least one piece");
+    return 0;
+  }
+  if (!(sp = malloc(a->n * sizeof *sp))) {
+    snprintf(err, errlen, "out of memory");
     return 0;
   }
   for (i = 0; i < a->n; i++) {
     size_t e = piece_end(a->s, &a->p[i], a->link, i + 1 == a->n);
     if (a->p[i].off >= CHAIN_MAX_BYTES || e > CHAIN_MAX_BYTES) {
       snprintf(err, errlen, "piece %zu ends past %u bytes", i, CHAIN_MAX_BYTES);
+      free(sp);
       return 0;
     }
+    sp[i] = (struct span){ (size_t) a->p[i].off, e, i };
     total = e > total ? e : total;
-    for (j = 0; j < i; j++)
-      if (a->p[i].off < piece_end(a->s, &a->p[j], a->link, j + 1 == a->n) && a->p[j].off < e) {
-        snprintf(err, errlen, "pieces %zu and %zu overlap", j, i);
-        return 0;
-      }
   }
+  qsort(sp, a->n, sizeof *sp, span_cmp);
+  for (i = 0; i < a->n; i++) {
+    if (i > 0 && sp[i].off < far.end) {
+      snprintf(err, errlen, "pieces %zu and %zu overlap", far.i < sp[i].i ? far.i : sp[i].i,
+               far.i < sp[i].i ? sp[i].i : far.i);
+      total = 0;
+      break;
+    }
+    if (sp[i].end > far.end)
+      far = sp[i];
+  }
+  free(sp);
   return total;
 }
 

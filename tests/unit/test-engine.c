@@ -350,6 +350,15 @@ test_chain(void)
     tap_ok(xray__chain_bytes(s, q, 3, XRAY__LINK_JUMP, &b, &len, err, sizeof err) != 0 && strstr(err, "overlap"),
            "overlapping pieces are refused: %s", err);
   }
+  {
+    /* Piece 0 spans piece 2, which lies past piece 1 in the chain and
+     * before it in memory: not a neighbour in either order. */
+    const struct xray__piece q[] = { { 0, 4000 }, { 9000, 16 }, { 2000, 16 }, { 6000, 16 } };
+    err[0] = 0;
+    tap_ok(xray__chain_bytes(s, q, 4, XRAY__LINK_JUMP, &b, &len, err, sizeof err) != 0
+               && strstr(err, "pieces 0 and 2 overlap"),
+           "a piece inside a long one is refused, the two named: %s", err);
+  }
   chain_runs(s, p, 4, XRAY__LINK_JUMP, "the chain");
 }
 
@@ -459,7 +468,7 @@ test_invariants(void)
 int
 main(void)
 {
-  tap_plan(61);
+  tap_plan(62);
   test_rand_skip();
   test_smooth();
   test_steps();
