@@ -331,14 +331,22 @@ line_fit(const double *y, int s, int e, double *sse)
  * others and lies between 1.5 lo and hi / 1.5.  One smooth transition
  * never fits so: the slope of its rise has one peak, so that a middle
  * stretch rises at least as fast as the slower of the two beside it.
- * Returns the level (its floors' median), 0 for none; *f and *l the
- * middle's first and last points. */
+ * Other tenants that take most of the level leave less of a knee: the
+ * middle still rises at most 1 / KNEE_RATIO as fast as L's own rise, but
+ * the rise after it, toward memory, is slow too.  A middle slower than
+ * both is still no one transition's, but within the noise of one: such a
+ * knee is a level whose count is not confirmed (rise[0] and rise[1] get
+ * the middle's and the third line's slopes, in log per point; 0 for a
+ * knee by the full ratio).  It keeps L's own rise apart from the rest,
+ * which a step taken whole would fit as one level several times L's
+ * capacity.  Returns the level (its floors' median), 0 for none; *f and
+ * *l the middle's first and last points. */
 #define KNEE_POINTS 4
 #define KNEE_RATIO 2
 static double
-knee_level(const struct cc *c, const struct level *L, int *f, int *l)
+knee_level(const struct cc *c, const struct level *L, int *f, int *l, double *rise)
 {
-  double y[MAX_PTS], v[MAX_PTS], best = HUGE_VAL, lev = 0;
+  double y[MAX_PTS], v[MAX_PTS], best = HUGE_VAL, lev = 0, b[3] = { 0, 0, 0 };
   int n, s, e, j, a = L->a;
 
   /* From where the floors leave L's level (the means leave it first, as
@@ -361,11 +369,16 @@ knee_level(const struct cc *c, const struct level *L, int *f, int *l)
         continue;
       best = e1 + e2 + e3;
       m = xray__median(v + s, (size_t) (e - s + 1));
-      lev = KNEE_RATIO * b2 <= b1 && KNEE_RATIO * b2 <= b3 && m >= 1.5 * L->lo && 1.5 * m <= L->hi
+      lev = KNEE_RATIO * b2 <= b1 && (KNEE_RATIO * b2 <= b3 || b2 < b3) && m >= 1.5 * L->lo
+              && 1.5 * m <= L->hi
           ? m
           : 0;
+      b[0] = b1, b[1] = b2, b[2] = b3;
       *f = a + s, *l = a + e;
     }
+  rise[0] = rise[1] = 0;
+  if (lev > 0 && !(KNEE_RATIO * b[1] <= b[2]))
+    rise[0] = b[1], rise[1] = b[2];
   return lev;
 }
 
@@ -390,6 +403,7 @@ caches_split_wide(struct cc *c, struct shape *S)
   int i = S->nl - 1, j, n, np, f[MAX_PTS], l[MAX_PTS], p, a, b, first = 0, last = 0;
 
   S->floor = 0;
+  S->knee[0] = S->knee[1] = 0;
   if (i != 1 || !c->m->tenants || !S->settled || S->np >= MAX_LEVELS + 1)
     return 0;
   a = S->L[i].a;
@@ -419,7 +433,7 @@ caches_split_wide(struct cc *c, struct shape *S)
   }
   if (p < np)
     first = a + 1 + f[p], last = a + 1 + l[p];
-  else if (!((lev = knee_level(c, &S->L[i], &first, &last)) > 0))
+  else if (!((lev = knee_level(c, &S->L[i], &first, &last, S->knee)) > 0))
     return 0;
   /* Plateau np - 1 is memory's; the new one goes before it. */
   S->first[S->np] = S->first[S->np - 1];

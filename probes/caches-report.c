@@ -521,6 +521,12 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
              "whole pages",
              K_MIN, c->pt[c->npt - 1].k);
     xray__value_measured(vlev, nl, method);
+    if (S->knee[0] > 0)
+      xray__value_doubt(vlev,
+                        "; not confirmed: level %d shows only as a bend in the floor of the "
+                        "step after L2 (rising %.0f%% a point, then %.0f%%), within the noise "
+                        "of one step",
+                        S->nl, 100 * (exp(S->knee[0]) - 1), 100 * (exp(S->knee[1]) - 1));
   }
   return merged;
 }

@@ -159,6 +159,9 @@ struct shape {
   /* The plateau found in the draws' floor, not their means
    * (caches_split_wide); 0: none. */
   int floor;
+  /* Where that level is a knee within the noise of none: the slopes of
+   * the floor's log over it and after it, per point (else 0, 0). */
+  double knee[2];
 };
 
 /* The largest level the conflict test reduces (see ways_of). */
