@@ -339,8 +339,9 @@ span_cmp(const void *a, const void *b)
 
 /* The buffer's size, or 0 with why if the pieces overlap or the chain is
  * empty or too large.  Overlap is checked in order of offset, against
- * the farthest end so far: a chain has thousands of pieces, and every
- * pair of them would cost more than the chain's run. */
+ * the farthest end so far: a chain has hundreds of pieces, is built for
+ * every point of a scan, and a test of every pair costs the square of
+ * their number. */
 static size_t
 chain_size(const struct chain_arg *a, char *err, size_t errlen)
 {
