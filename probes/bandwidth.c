@@ -210,7 +210,7 @@ round_of(xray_machine *m, struct plan *p, int r)
         struct cell *c = &p->cell[i][k][all];
         if (!c->want || (r >= STABLE_ROUNDS && settled(c)))
           continue;
-        if (r > 0 && p->deadline > 0 && xray__now() > p->deadline) {
+        if (r > 0 && xray__past(p->deadline)) {
           p->late = 1;
           return;
         }
@@ -441,7 +441,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
   }
   p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
   /* The budget starts here: the levels may be another probe's run. */
-  p->deadline = m->timed ? xray__now() + m->budget : 0;
+  p->deadline = xray__budget_deadline(m);
   p->ncpu = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   if (!(p->width = xray__machine_sbuild(m, &p->nt))) {
     snprintf(fail, sizeof fail, "%s", m->error);

@@ -346,7 +346,7 @@ line_fit(const double *y, int s, int e, double *sse)
 static double
 knee_level(const struct cc *c, const struct level *L, int *f, int *l, double *rise)
 {
-  double y[MAX_PTS], v[MAX_PTS], best = HUGE_VAL, lev = 0, b[3] = { 0, 0, 0 };
+  double y[MAX_PTS], v[MAX_PTS], best = HUGE_VAL, lev = 0, mid = 0, after = 0;
   int n, s, e, j, a = L->a;
 
   /* From where the floors leave L's level (the means leave it first, as
@@ -373,12 +373,12 @@ knee_level(const struct cc *c, const struct level *L, int *f, int *l, double *ri
               && 1.5 * m <= L->hi
           ? m
           : 0;
-      b[0] = b1, b[1] = b2, b[2] = b3;
+      mid = b2, after = b3;
       *f = a + s, *l = a + e;
     }
   rise[0] = rise[1] = 0;
-  if (lev > 0 && !(KNEE_RATIO * b[1] <= b[2]))
-    rise[0] = b[1], rise[1] = b[2];
+  if (lev > 0 && !(KNEE_RATIO * mid <= after))
+    rise[0] = mid, rise[1] = after;
   return lev;
 }
 

@@ -80,7 +80,7 @@ struct cc {
 static inline int
 caches_late(const struct cc *c)
 {
-  return c->deadline > 0 && xray__now() > c->deadline;
+  return xray__past(c->deadline);
 }
 
 /* The most pages of one colour whose miss chance is modelled (see

@@ -150,7 +150,7 @@ measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C
   int r, k, j;
   char kern[40];
 
-  for (r = 0; r < ROUNDS && !(r > 0 && deadline > 0 && xray__now() > deadline); r++)
+  for (r = 0; r < ROUNDS && !(r > 0 && xray__past(deadline)); r++)
     for (k = 0; k < 2; k++) {
       double f = fractions[k] * C;
       if (isnan(lr->alone[k][r] =
@@ -251,6 +251,17 @@ xray__other_core(xray_machine *m, const xray_report *rep, const int *cpu, int n,
   return -1;
 }
 
+/* Doubt on v where its rounds disagreed or were one; whether it did. */
+static int
+rounds_doubt(xray_value *v, int agree, int rounds)
+{
+  if (!agree)
+    xray__value_doubt(v, "; not confirmed: rounds or footprints disagreed");
+  else if (rounds < 2)
+    xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
+  return !agree || rounds < 2;
+}
+
 /* Level i (index; i >= 1) against the candidates in peer[0..np-1] (their
  * indices in cpu[]); those found sharing it are kept in peer, *np cut to
  * them.  The value of XRAY_L<i+1>_SHARED_BY; no round after the first
@@ -309,19 +320,13 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
   if (m->hardware && xray__os_view(m, v->name, &os, src, sizeof src) == 0) {
     if (os != kept + 1)
       xray__value_doubt(v, "; not confirmed: the OS's topology (%s) says %.0f", src, os);
-    else if (!agree)
-      xray__value_doubt(v, "; not confirmed: rounds or footprints disagreed");
-    else if (rounds < 2)
-      xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
+    else
+      rounds_doubt(v, agree, rounds);
     return;
   }
   if (more)
     xray__value_doubt(v, "; not confirmed: %d CPUs were not tested", more);
-  else if (!agree)
-    xray__value_doubt(v, "; not confirmed: rounds or footprints disagreed");
-  else if (rounds < 2)
-    xray__value_doubt(v, "; not confirmed: the time budget (--budget) left it one round");
-  else if (!sure)
+  else if (!rounds_doubt(v, agree, rounds) && !sure)
     xray__value_doubt(v, "; not confirmed: the level's capacity is not");
 }
 
@@ -410,7 +415,7 @@ run_sharing(xray_machine *m, xray_report *rep)
     return -1;
   nl = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
   /* The budget starts here: the levels may be another probe's run. */
-  deadline = m->timed ? xray__now() + m->budget : 0;
+  deadline = xray__budget_deadline(m);
   n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
   n = n > XRAY__MAX_CPUS ? XRAY__MAX_CPUS : n;
   for (np = 0; np + 1 < n && np < MAX_PEERS; np++)

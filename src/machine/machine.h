@@ -253,6 +253,20 @@ int xray__machine_unsure(const xray_machine *m, int *measured);
  * under runs, so that its answer never depends on how fast or how busy
  * the host that computes it is. */
 int xray__machine_more_runs(const xray_machine *m, double deadline, int n, int runs);
+/* A probe's deadline, its budget from now, on a machine that takes real
+ * time; 0 (none) on one that does not: a simulation or a replay gives the
+ * same answers on any host. */
+static inline double
+xray__budget_deadline(const xray_machine *m)
+{
+  return m->timed ? xray__now() + m->budget : 0;
+}
+/* Whether deadline (0: none) has passed. */
+static inline int
+xray__past(double deadline)
+{
+  return deadline > 0 && xray__now() > deadline;
+}
 
 /* machine/os.c: this operating system's view of a value (sysfs, hwloc, sysconf,
  * CPUID), by name; -1 if it gives none. */
