@@ -37,6 +37,20 @@ tap_ok(int cond, const char *fmt, ...)
   return cond;
 }
 
+/* A diagnostic line: TAP consumers show it and count nothing. */
+TAP_UNUSED static void
+tap_diag(const char *fmt, ...)
+{
+  va_list ap;
+
+  printf("# ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+
 /* |got - want| <= tol * |want| */
 TAP_UNUSED static int
 tap_near(double got, double want, double tol, const char *what)

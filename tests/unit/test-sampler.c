@@ -11,7 +11,8 @@
  *   attempts, not max_attempts, and is counted unsure;
  * - a reference that ran at its speed for three attempts and then not:
  *   some accepted, fewer than wanted, so the point waits on to
- *   max_attempts for more. */
+ *   max_attempts for more.
+ * A case a disturbance can spoil is tried again (see TRIES). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_setaffinity */
 #endif
@@ -69,7 +70,7 @@ main(void)
   struct xray__kernel k = { spin_run, &kern };
   struct xray__ref r = { { spin_run, &ref }, 0, { 0, 0 } };
   double v;
-  int before, unsure, tries;
+  int before, unsure, tries, measured;
 
   tap_plan(10);
 #ifdef __linux__
@@ -88,31 +89,53 @@ main(void)
 #endif
   xray__sampler_init(&s, 60);
 
-  before = kern.runs;
-  v = xray__measure(&s, &k, &r);
+  /* A spin absorbs an interruption in its middle, but one that spans its
+   * end lengthens it, and a host that does that to most samples of a
+   * point spoils the point: such a case is measured again, up to TRIES
+   * times, each spoiled try named.  A sampler that is off fails every try. */
+  for (tries = 0; tries < TRIES; tries++) {
+    before = kern.runs;
+    unsure = s.unsure;
+    v = xray__measure(&s, &k, &r);
+    if (fabs(v / PER - 1) <= 0.05)
+      break;
+    tap_diag("a reference at its speed, try %d: %g ticks an iteration, %llu iterations a sample",
+             tries + 1, v, (unsigned long long) (kern.runs <= LOG ? kern.iters[kern.runs - 1] : 0));
+  }
   tap_ok(attempts(&kern, before) >= s.min_attempts && attempts(&kern, before) < s.hopeless
-             && s.unsure == 0,
+             && s.unsure == unsure,
          "a reference at its speed: sure, in %d attempts (hopeless at %d), unsure %d",
-         attempts(&kern, before), s.hopeless, s.unsure);
+         attempts(&kern, before), s.hopeless, s.unsure - unsure);
   tap_near(v, PER, 0.05, "a reference at its speed: ticks an iteration");
+  measured = s.measured;
 
-  before = kern.runs;
-  v = xray__measure(&s, &k, NULL);
-  tap_ok(attempts(&kern, before) == s.min_attempts && s.unsure == 0,
+  for (tries = 0; tries < TRIES; tries++) {
+    before = kern.runs;
+    unsure = s.unsure;
+    v = xray__measure(&s, &k, NULL);
+    if (fabs(v / PER - 1) <= 0.05)
+      break;
+    tap_diag("no reference, try %d: %g ticks an iteration, %llu iterations a sample", tries + 1, v,
+             (unsigned long long) (kern.runs <= LOG ? kern.iters[kern.runs - 1] : 0));
+  }
+  tap_ok(attempts(&kern, before) == s.min_attempts && s.unsure == unsure,
          "no reference: every attempt accepted, %d of them (min_attempts %d), unsure %d",
-         attempts(&kern, before), s.min_attempts, s.unsure);
+         attempts(&kern, before), s.min_attempts, s.unsure - unsure);
   tap_near(v, PER, 0.05, "no reference: ticks an iteration");
+  measured = s.measured;
 
   /* From here on the reference takes half as long again as its best. */
   ref.slow = 1.5;
   ref.slow_from = ref.runs;
   before = kern.runs;
+  unsure = s.unsure;
   xray__measure(&s, &k, &r);
   tap_ok(attempts(&kern, before) == s.hopeless,
          "a reference held back: gives up after %d attempts (hopeless %d, max %d)",
          attempts(&kern, before), s.hopeless, s.max_attempts);
-  tap_ok(s.unsure == 1, "... and the point is unsure (%d)", s.unsure);
-  tap_ok(s.measured == 3, "points measured: %d", s.measured);
+  tap_ok(s.unsure == unsure + 1, "... and the point is unsure (%d)", s.unsure - unsure);
+  tap_ok(s.measured == measured + 1, "points measured: %d after %d", s.measured, measured);
+  measured = s.measured;
 
   /* The next three attempts' reference runs at speed, then held back: one
    * to three accepted, fewer than want.  An interrupt or the host may
@@ -130,7 +153,8 @@ main(void)
   tap_ok(attempts(&kern, before) == s.max_attempts,
          "a sample accepted, then none: waits on for more, %d attempts (max %d; try %d)",
          attempts(&kern, before), s.max_attempts, tries < TRIES ? tries + 1 : TRIES);
-  tap_ok(s.measured == 4 + (tries < TRIES ? tries : TRIES - 1), "points measured: %d", s.measured);
+  tap_ok(s.measured == measured + 1 + (tries < TRIES ? tries : TRIES - 1),
+         "points measured: %d after %d", s.measured, measured);
   unsure = s.unsure;
 
   /* The reference back at its speed: sure again. */
