@@ -147,8 +147,14 @@ preamble(FILE *f, int vectors)
             "XRAY__V(float, __m512, 64) XRAY__V(double, __m512d, 64) "
             "XRAY__V(long long, __m512i, 64)\n"
             "#elif defined(__ARM_NEON)\n#include <arm_neon.h>\n#endif\n");
+  /* On x86 "x" names xmm0-15 only: with AVX-512 the compiler has 32, and
+   * a barrier that wants each variable in one of the low 16 leaves it no
+   * free low register to move a variable into when all 32 are live, so
+   * the count came out one short; "v" names every register the target
+   * has. */
   fprintf(f,
-          "#if defined(__x86_64__) || defined(__i386__)\n#define XRAY__FREG \"+x\"\n"
+          "#if defined(__x86_64__) || defined(__i386__)\n#ifdef __AVX512F__\n"
+          "#define XRAY__FREG \"+v\"\n#else\n#define XRAY__FREG \"+x\"\n#endif\n"
           "#define XRAY__MARK(s) \"# xray \" s\n"
           "#elif defined(__aarch64__) || defined(__arm__)\n#define XRAY__FREG \"+w\"\n"
           "#define XRAY__MARK(s) \"// xray \" s\n"
