@@ -127,21 +127,24 @@ main(void)
   vl = vb / 8;
 
   /* Registers (Sec. IV-B): the MU x NU accumulators and the MU vectors
-   * of A must fit, with one more for an element of B, broadcast and used
-   * at once by the MU multiply-adds of its column (the paper's scalar
-   * code keeps all NU of them: NU MU + MU + NU <= NR).  Of the tiles that
+   * of A must fit, with an element of B, broadcast and used at once by
+   * the MU multiply-adds of its column (the paper's scalar code keeps all
+   * NU of them: NU MU + MU + NU <= NR), and one register more: the
+   * compiler loads the next column's element while this one is in use,
+   * and where the tile takes every register it keeps A's vectors in
+   * memory instead, a load for every multiply-add.  Of the tiles that
    * fit, the one with the most multiply-adds per load (MU NU / (MU + NU):
    * a k step loads MU vectors and NU elements), then the larger; first
    * those with at least FMA latency x rate accumulators, which keep the
    * units busy with independent chains. */
   for (m = 1; m < nr; m++)
-    for (n = 1; m * n + m + 1 <= nr; n++) {
+    for (n = 1; m * n + m + 2 <= nr; n++) {
       int ok = m * n >= flat * frate, was = mu * nu >= flat * frate;
       double gain = (double) (m * n) / (double) (m + n) - (double) (mu * nu) / (double) (mu + nu);
       if (ok > was || (ok == was && (gain > 1e-9 || (fabs(gain) <= 1e-9 && m * n > mu * nu))))
         mu = m, nu = n;
     }
-  printf("/* registers: tile %ld x %ld, %ld + %ld + 1 of %ld registers, %.2f multiply-adds a "
+  printf("/* registers: tile %ld x %ld, %ld + %ld + 2 of %ld registers, %.2f multiply-adds a "
          "load */\n",
          mu, nu, mu * nu, mu, nr, (double) (mu * nu) / (double) (mu + nu));
   if (mu * nu < flat * frate)
@@ -186,7 +189,12 @@ main(void)
   /* Latencies: a k step of the register tile takes MU NU / rate cycles.
    * KU, the k loop's unrolling, spans a load's and an FMA's latency, so
    * that the compiler can start the next step's loads while this step's
-   * FMAs run; the prefetch of B's panel runs ahead by an L2 latency. */
+   * FMAs run; the prefetch of B's panel runs ahead by an L2 latency.
+   * Unrolled, the compiler loads a step's whole operands (MU vectors, NU
+   * elements of B) before its multiply-adds, which takes the paper's
+   * NU MU + MU + NU registers: where the tile leaves fewer, unrolling
+   * spills accumulators inside the loop, and KU stays 1 (an out-of-order
+   * core overlaps the steps' loads by itself). */
   step = (double) (mu * nu) / (double) frate;
   for (ku = 1; ku * step < (double) (l1lat + flat) && ku < 16; ku *= 2)
     ;
@@ -194,6 +202,12 @@ main(void)
   printf("/* a k step takes %.1f cycles: KU %ld steps span L1D + FMA latency (%ld), PFD %ld the "
          "L2's (%ld) */\n",
          step, ku, l1lat + flat, pfd, l2lat);
+  if (ku > 1 && mu * nu + mu + nu > nr) {
+    printf("/* but KU %ld would spill: a step's operands and accumulators (%ld) exceed the %ld "
+           "registers: KU 1 */\n",
+           ku, mu * nu + mu + nu, nr);
+    ku = 1;
+  }
 
   printf("#define VB %ld /* bytes a vector */\n", vb);
   printf("#define MU %ld /* vectors of A in a register tile */\n", mu);
