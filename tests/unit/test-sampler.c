@@ -107,7 +107,6 @@ main(void)
          "a reference at its speed: sure, in %d attempts (hopeless at %d), unsure %d",
          attempts(&kern, before), s.hopeless, s.unsure - unsure);
   tap_near(v, PER, 0.05, "a reference at its speed: ticks an iteration");
-  measured = s.measured;
 
   for (tries = 0; tries < TRIES; tries++) {
     before = kern.runs;
