@@ -472,7 +472,8 @@ conclude(xray_value *v, const xray_machine *m, const char *kernels, double *runs
 struct runs {
   double l1[MAX_RUNS], up[MAX_RUNS], alone[MAX_RUNS];
   int l1c[MAX_RUNS], upc[MAX_RUNS]; /* clean 1, not 0, noisy -1 */
-  int n, k, twice, by[4]; /* runs, chase-alone edges, 8-byte NOP edges */
+  int twice[MAX_RUNS]; /* the run's 8-byte NOPs have an edge at its op count */
+  int n, k, by[4]; /* runs, chase-alone edges, 8-byte NOP edges */
   char uop_why[200];
   struct once o; /* the last run */
 };
@@ -507,7 +508,7 @@ run_until_confirmed(xray_machine *m, struct runs *s, xray_value *l1i, xray_value
       s->alone[s->k++] = o->l1i_alone;
     if (o->uop_why[0])
       snprintf(s->uop_why, sizeof s->uop_why, "%s", o->uop_why);
-    s->twice += o->uop_seen_twice;
+    s->twice[n] = o->uop_seen_twice;
     /* Clean: at most 3 % of its points without two full-speed samples (a
      * disturbed run has tens of them; a good one, none to five in 190). */
     unsure2 = xray__machine_unsure(m, &measured2);
@@ -521,6 +522,21 @@ run_until_confirmed(xray_machine *m, struct runs *s, xray_value *l1i, xray_value
         && confirmed(s->up, s->upc, s->n, 1))
       break;
   }
+  return 0;
+}
+
+/* Whether a run that found the op cache at about v ops saw the 8-byte
+ * NOPs' edge there too: the second view must be of the value reported,
+ * not of another run's (a run whose op cache the host's other thread
+ * shared for a while ends lower, and runs in such a stretch agree). */
+static int
+seen_twice_at(const struct runs *s, double v)
+{
+  int i;
+
+  for (i = 0; i < s->n; i++)
+    if (s->twice[i] && fabs(s->up[i] - v) <= 2 * RUNS_AGREE * v)
+      return 1;
   return 0;
 }
 
@@ -585,7 +601,8 @@ icache_run(xray_machine *m, xray_report *r)
                            "holds at least as much of this code as the L1I, and its size is not "
                            "seen",
            0);
-  if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed && !s->twice)
+  if (uop->source == XRAY_SOURCE_MEASURED && uop->value > 0 && !uop->unconfirmed
+      && !seen_twice_at(s, uop->value))
     xray__value_doubt(uop, "; not confirmed: the 8-byte NOPs show no edge at that many ops "
                       "(a step of the 4-byte NOPs alone may be something else's)");
   free(s);
