@@ -368,7 +368,7 @@ chain_size(const struct chain_arg *a, char *err, size_t errlen)
   }
   qsort(sp, a->n, sizeof *sp, span_cmp);
   for (i = 0; i < a->n; i++) {
-    if (i > 0 && sp[i].off < far.end) {
+    if (sp[i].off < far.end) {
       snprintf(err, errlen, "pieces %zu and %zu overlap", far.i < sp[i].i ? far.i : sp[i].i,
                far.i < sp[i].i ? sp[i].i : far.i);
       total = 0;

@@ -62,6 +62,33 @@ attempts(const struct spin *sp, int from)
   return n;
 }
 
+/* The point of kernel k (with reference r, or none) where every run is at
+ * speed: the time of an iteration, with the kernel's run count and the
+ * unsure count before the try that gave it in *before and *unsure.  A
+ * spin absorbs an interruption in its middle, but one that spans its end
+ * lengthens it, and a host that does that to most samples of a point
+ * spoils the point: the point is measured again, up to TRIES times, each
+ * spoiled try named.  A sampler that is off fails every try. */
+static double
+at_speed(struct xray__sampler *s, const struct xray__kernel *k, struct xray__ref *r,
+         const char *what, int *before, int *unsure)
+{
+  const struct spin *sp = k->ctx;
+  double v = NAN;
+  int tries;
+
+  for (tries = 0; tries < TRIES; tries++) {
+    *before = sp->runs;
+    *unsure = s->unsure;
+    v = xray__measure(s, k, r);
+    if (fabs(v / PER - 1) <= 0.05)
+      break;
+    tap_diag("%s, try %d: %g ticks an iteration, %llu iterations a sample", what, tries + 1, v,
+             (unsigned long long) (sp->runs <= LOG ? sp->iters[sp->runs - 1] : 0));
+  }
+  return v;
+}
+
 int
 main(void)
 {
@@ -89,34 +116,14 @@ main(void)
 #endif
   xray__sampler_init(&s, 60);
 
-  /* A spin absorbs an interruption in its middle, but one that spans its
-   * end lengthens it, and a host that does that to most samples of a
-   * point spoils the point: such a case is measured again, up to TRIES
-   * times, each spoiled try named.  A sampler that is off fails every try. */
-  for (tries = 0; tries < TRIES; tries++) {
-    before = kern.runs;
-    unsure = s.unsure;
-    v = xray__measure(&s, &k, &r);
-    if (fabs(v / PER - 1) <= 0.05)
-      break;
-    tap_diag("a reference at its speed, try %d: %g ticks an iteration, %llu iterations a sample",
-             tries + 1, v, (unsigned long long) (kern.runs <= LOG ? kern.iters[kern.runs - 1] : 0));
-  }
+  v = at_speed(&s, &k, &r, "a reference at its speed", &before, &unsure);
   tap_ok(attempts(&kern, before) >= s.min_attempts && attempts(&kern, before) < s.hopeless
              && s.unsure == unsure,
          "a reference at its speed: sure, in %d attempts (hopeless at %d), unsure %d",
          attempts(&kern, before), s.hopeless, s.unsure - unsure);
   tap_near(v, PER, 0.05, "a reference at its speed: ticks an iteration");
 
-  for (tries = 0; tries < TRIES; tries++) {
-    before = kern.runs;
-    unsure = s.unsure;
-    v = xray__measure(&s, &k, NULL);
-    if (fabs(v / PER - 1) <= 0.05)
-      break;
-    tap_diag("no reference, try %d: %g ticks an iteration, %llu iterations a sample", tries + 1, v,
-             (unsigned long long) (kern.runs <= LOG ? kern.iters[kern.runs - 1] : 0));
-  }
+  v = at_speed(&s, &k, NULL, "no reference", &before, &unsure);
   tap_ok(attempts(&kern, before) == s.min_attempts && s.unsure == unsure,
          "no reference: every attempt accepted, %d of them (min_attempts %d), unsure %d",
          attempts(&kern, before), s.min_attempts, s.unsure - unsure);
