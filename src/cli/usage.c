@@ -50,7 +50,7 @@ xray_cli_usage(FILE *f, const char *prog)
           "                          colour=PAGE  tenant=LEVEL:RATE[:SWING]\n"
           "                          clock=MHZ tsc=MHZ int=A:M:D fp=A:M:D:F regs=I:F:V\n"
           "                          fma=yes|no contract=yes|no cpus=N smt=K\n"
-          "                          share1..share4=CPUS c2c=CYCLES adjline=BYTES\n"
+          "                          share1..share4=CPUS c2c=CYCLES adjline=BYTES[:PCT]\n"
           "                          branch=PENALTY[:HISTORY[:WINDOW]] bselect=yes|no\n"
           "                          pmu=SEED[:EVENTS] (see xray(1))\n"
           "                        SIZE takes K and M suffixes, e.g. l1i=48K:12:64\n"

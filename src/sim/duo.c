@@ -10,17 +10,21 @@
  *   c2c=CYCLES            moving a written line from one core to another
  *                         (default: twice the latency of the innermost
  *                         level they share, or memory's)
- *   adjline=BYTES         an adjacent-line prefetcher: an L1D miss brings
+ *   adjline=BYTES[:PERCENT]
+ *                         an adjacent-line prefetcher: an L1D miss brings
  *                         the rest of its aligned block of BYTES into the
- *                         L2 (sim/memory.c); two writers within one block
- *                         then take lines from each other too
+ *                         L2 (sim/memory.c), on PERCENT of the misses
+ *                         (default 100); two writers within one block then
+ *                         take lines from each other too, that share of
+ *                         the time
  *
  * Costs: a chase with a partner on a CPU that shares a level meets the
  * partner's loads there (memory.c); a round trip of a token is two line
  * moves between cores, two L1D hits between threads of a core; a load of
  * a line the other core wrote is one move (one hit within a core); an
  * increment costs an L1D hit and a cycle, plus a line move when the other
- * core writes the same line, half one when it writes in the same block. */
+ * core writes the same line, half one when it writes in the same block
+ * (times the share of misses the prefetcher serves). */
 #include "sim.h"
 
 #include <math.h>
@@ -109,7 +113,7 @@ xray__sim_duo(xray_machine *base, const struct xray__duo *d)
   else if (same || d->dist >= block)
     cyc = hit + 1;
   else
-    cyc = hit + 1 + (d->dist < line ? 1 : 0.5) * move_cost(m, d->a, d->b);
+    cyc = hit + 1 + (d->dist < line ? 1 : 0.005 * m->adjpct) * move_cost(m, d->a, d->b);
   return xray__sim_noise(m, cyc);
 }
 
@@ -123,6 +127,17 @@ xray__sim_duo_item(struct sim *m, const char *key, const char *val, char *err, s
       && !(strncmp(key, "share", 5) == 0 && key[5] >= '1' && key[5] <= '4' && !key[6]))
     return 0;
   v = strtol(val, &end, 10);
+  if (key[0] == 'a')
+    m->adjpct = 100;
+  if (key[0] == 'a' && end != val && *end == ':') {
+    const char *p = end + 1;
+    long pct = strtol(p, &end, 10);
+    if (end == p || *end || pct < 1 || pct > 100) {
+      snprintf(err, errlen, "adjline: '%s' is not a percentage from 1 to 100", p);
+      return -1;
+    }
+    m->adjpct = (int) pct;
+  }
   if (end == val || *end || v < 1 || v > 65536) {
     snprintf(err, errlen, "%s: '%s' is not a number from 1 to 65536", key, val);
     return -1;
@@ -189,9 +204,10 @@ xray__sim_duo_truth(const struct sim *m, const struct xray__param *p, int level,
       return -1;
     *v = group(m, level - 1);
     return 0;
-  /* One thread finds the constructive size; the others need two cores. */
+  /* One thread finds the constructive size (the prefetcher's block where
+   * it serves most misses); the others need two cores. */
   case XRAY__W_CONSTRUCTIVE:
-    *v = (double) (m->adjline > line ? m->adjline : line);
+    *v = (double) (m->adjline > line && 2 * m->adjpct > 100 ? m->adjline : line);
     return 0;
   case XRAY__W_C2C:
   case XRAY__W_DESTRUCTIVE:

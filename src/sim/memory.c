@@ -136,9 +136,18 @@ fill(struct sim *m, uint64_t pa)
   return fill_from(m, pa, 0);
 }
 
-/* The adjacent-line prefetcher (adjline=BYTES): a load that misses the
- * L1D brings the other lines of its aligned block into the L2 and below,
- * as Intel's spatial prefetcher pairs lines into 128-byte blocks. */
+/* The adjacent-line prefetcher (adjline=BYTES[:PERCENT]): a load that
+ * misses the L1D brings the other lines of its aligned block into the L2
+ * and below, as Intel's spatial prefetcher pairs lines into 128-byte
+ * blocks; on PERCENT of the misses only, as one that is throttled, or a
+ * cache that serves a neighbouring line a little sooner, helps pairs in a
+ * block without bringing the block whole. */
+static int
+serves(struct sim *m)
+{
+  return m->adjpct >= 100 || (int) (xray__rand(&m->arng) % 100) < m->adjpct;
+}
+
 static void
 adjacent(struct sim *m, uint64_t pa, int from)
 {
@@ -160,7 +169,7 @@ partner(struct sim *m, int huge)
   uint64_t pa = physical(m, (huge ? HUGE_BASE : SMALL_BASE) + PARTNER_BASE + c->off[m->duo_i]);
 
   /* Its own prefetcher brings its block's other lines as ours does. */
-  if (fill_from(m, pa, m->duo_level) > m->duo_level && m->adjline && m->nlev > 1)
+  if (fill_from(m, pa, m->duo_level) > m->duo_level && m->adjline && m->nlev > 1 && serves(m))
     adjacent(m, pa, m->duo_level > 1 ? m->duo_level : 1);
   m->duo_i = m->duo_i + 1 < c->n ? m->duo_i + 1 : 0;
 }
@@ -250,7 +259,7 @@ load(struct sim *m, uint64_t va, int huge, uint64_t *slot)
   if (m->duo_c && hit >= m->duo_level)
     partner(m, huge);
   cyc += hit < m->nlev ? m->lev[hit].lat : m->mem;
-  if (m->adjline && hit > 0 && m->nlev > 1)
+  if (m->adjline && hit > 0 && m->nlev > 1 && serves(m))
     adjacent(m, pa, 1);
   if (m->pf_next && hit > 0)
     fill(m, pa + m->lev[0].line);

@@ -474,6 +474,7 @@ xray_machine_simulated(const char *spec, char *err, size_t errlen)
   if (!m->rng)
     m->rng = 1;
   m->trng = m->rng ^ 0x9e3779b97f4a7c15ULL;
+  m->arng = m->rng ^ 0xd1b54a32d192ed03ULL;
   if (m->tenant) {
     const struct xray__cache *t = &m->lev[m->tenant];
     m->tlines = 8 * (t->size / t->line);

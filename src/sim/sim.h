@@ -113,6 +113,8 @@ struct sim {
   double tlb_missed; /* first-level TLB misses, while counting */
   uint64_t pf_last, pf_delta;
   unsigned long adjline; /* adjacent-line prefetcher's block; 0: none */
+  int adjpct; /* the share of misses it serves, percent */
+  uint64_t arng; /* which misses those are */
   int share[MAX_LEVELS]; /* CPUs sharing each data level; 0: default */
   double c2c; /* cycles to move a line between cores; 0: default */
   const struct xray__chase *duo_c; /* a partner's chain, while it runs (duo.c) */

@@ -47,7 +47,7 @@
  *                                 neighbour's share of a level moves
  *   bw1..bw4, bwmem=READ:WRITE[:ALL], bwnt=RATE, bwloop=RATE
  *                                 bandwidth per level (sim/stream.c)
- *   share1..share4=CPUS, c2c=CYCLES, adjline=BYTES
+ *   share1..share4=CPUS, c2c=CYCLES, adjline=BYTES[:PERCENT]
  *                                 levels shared between CPUs, moving a line
  *                                 between cores, the adjacent-line
  *                                 prefetcher (sim/duo.c)
