@@ -14,12 +14,13 @@
 #   their own, 8 to 1024 bytes apart; the least distance from which on they
 #   no longer slow each other (a line, or two where a prefetcher pairs
 #   lines).  Constructive: one thread loads the last line of an aligned
-#   block and then its first, past the L2; the largest block that one miss
-#   brings in whole (the line, or more with an adjacent-line prefetcher).
-#   Each is the knee of the medians of three rounds, unknown where the curve
-#   has no clear knee, and confirmed when every round has the same knee and
-#   the other size agrees.  ACTION-IF-FOUND runs when the destructive size is
-#   known.
+#   block and then its first, past the L2; the block that one miss brings
+#   in whole (the line, or more with an adjacent-line prefetcher), where the
+#   second load saves most of a miss, not the few cycles a cache may save on
+#   a neighbouring line.  Each comes from three rounds or more, is unknown
+#   where they give no clear answer, and is confirmed when most rounds alone
+#   agree and the other size agrees.  ACTION-IF-FOUND runs when the
+#   destructive size is known.
 #
 #   Cache variables (preset one to skip its measurement):
 #

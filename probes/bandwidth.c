@@ -439,7 +439,7 @@ run_bandwidth(xray_machine *m, xray_report *rep)
                lim / 1048576);
     }
   }
-  p->n = xray__data_levels(m, rep, p->level, p->sure, 4, &line, why, sizeof why);
+  p->n = xray__data_levels(m, rep, p->level, p->sure, NULL, 4, &line, why, sizeof why);
   /* The budget starts here: the levels may be another probe's run. */
   p->deadline = xray__budget_deadline(m);
   p->ncpu = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);

@@ -53,7 +53,7 @@ xray__counter_levels(xray_machine *m, const char *spec, double *level, double *l
   *line = 64;
   if (spec)
     return parse_levels(spec, level, why, len);
-  n = xray__data_levels(m, NULL, level, NULL, XRAY__CLEVELS, line, why, len);
+  n = xray__data_levels(m, NULL, level, NULL, NULL, XRAY__CLEVELS, line, why, len);
   if (n)
     why[0] = 0;
   return n;

@@ -14,21 +14,24 @@
  *       through a footprint past the L2 (so the first load of a pair
  *       misses it): the last line of an aligned block of B bytes, then its
  *       first, B = 2, 4 and 8 lines (pairs_for: how many); the reference
- *       is the same distance and
- *       direction across the boundary of two blocks.  Where one miss brings
- *       the whole aligned block (an adjacent-line prefetcher), the second
- *       load inside hits, and the pairs run at most WHOLE times the
- *       reference; at least MISSED, it missed.  A next-line or up/down
- *       prefetcher, or an open DRAM page, helps both alike.  The value is
- *       the largest B whose pairs and all smaller ones come whole (the line
- *       if none does), and the next B must clearly miss.
+ *       is the same distance and direction across the boundary of two
+ *       blocks of B.  Where one miss brings the whole aligned block of B
+ *       (an adjacent-line prefetcher), the second load inside hits: the
+ *       pairs save at least WHOLE of the second load's miss (whole_share);
+ *       at most MISSED, it missed.  A next-line or up/down prefetcher, or
+ *       an open DRAM page, helps both alike.  The value is the one B whose
+ *       pairs come whole, every other clearly missing (whole_at), or the
+ *       line where none does.
  *
- * Each is the knee of interleaved rounds: ROUNDS at a time, at most
- * MAX_ROUNDS, until two rounds agree on each distance (settled_knee), and
- * the median of each block's ROUNDS pairs; it is
- * confirmed when most rounds' own curves have the same knee and the other
- * size, found by the other method, is the same (without an adjacent-line
- * prefetcher both are the line; with one, both are its block). */
+ * Each comes from interleaved rounds, ROUNDS at a time, at most
+ * MAX_ROUNDS: the destructive size's until two rounds agree on each
+ * distance (settled_knee), the constructive's until each layout's fastest
+ * round is seen again (seen_twice), and it is measured on the fastest.
+ * The destructive size is confirmed when most rounds' own curves have the
+ * same knee, the constructive when each layout's second fastest round
+ * gives the same size; each only where the other size, found by the other
+ * method, is the same (without an adjacent-line prefetcher both are the
+ * line; with one, both are its block). */
 #include "probes.h"
 
 #include <math.h>
@@ -43,10 +46,19 @@
 #define SLOWED 1.5
 #define CLEAN 1.15
 #define NB 3 /* blocks of 2, 4, 8 lines */
-/* Pairs inside a block at most WHOLE times the reference came whole (the
- * second load hit); at least MISSED times, the second load missed. */
-#define WHOLE 0.8
-#define MISSED 0.93
+/* What pairs inside a block saved, as a share of what the second load
+ * would save if it hit the L2 (whole_share): a block whose second load
+ * saved at least WHOLE of that came whole; at most MISSED (the second
+ * load missed at least as often as it hit), it did not.  A share, not a
+ * ratio of times, because the gap between a miss past the L2 and an L2
+ * hit differs from core to core; and on some (a slice or sector of the
+ * L3 that serves a line's neighbour a few cycles sooner, a prefetcher
+ * that serves some misses) pairs in one block gain part of a miss without
+ * the block coming whole.  PAST_L2: the reference's loads must take this
+ * many times the hit, or the pairs did not miss the L2 enough to tell. */
+#define WHOLE 0.7
+#define MISSED 0.5
+#define PAST_L2 1.5
 
 /* The destructive knee of q[0..n-1] (slowdowns at growing distances):
  * the least i from which on every q is at most CLEAN, with q[i - 1] at
@@ -61,17 +73,40 @@ clean_from(const double *q, int n)
   return i > 0 && i < n && q[i - 1] >= SLOWED ? i : -1;
 }
 
-/* The constructive knee of p[0..n-1] (pairs against the reference at
- * growing blocks): how many blocks in a row from the first come whole
- * (at most WHOLE), the next clearly not (at least MISSED); -1 if unclear. */
+/* The block a miss brings whole, from f[0..n-1] (whole_share at blocks of
+ * 2, 4, ... lines; pairs): a miss that brings a block of P bytes brings
+ * the pairs inside every block up to P whole, and those across a boundary
+ * of B < P too (they lie in one block of 2B), so only the pairs at B = P
+ * gain.  i + 1 where f[i] alone came whole (at least WHOLE) and every
+ * other clearly missed (at most MISSED); 0 where every one missed (the
+ * line comes alone); -1 if unclear, where some f is not a number, or
+ * where pairs inside a block took longer by more than a block that came
+ * whole would save (below -1: a disturbance, which could hide a block
+ * that came whole as well). */
 static int
-whole_to(const double *p, int n)
+whole_at(const double *f, int n)
 {
-  int i = 0;
+  int i, at = 0;
 
-  while (i < n && p[i] <= WHOLE)
-    i++;
-  return i < n && p[i] >= MISSED ? i : -1;
+  for (i = 0; i < n; i++)
+    if (!(f[i] >= -1))
+      return -1;
+    else if (f[i] >= WHOLE && !at)
+      at = i + 1;
+    else if (f[i] > MISSED)
+      return -1;
+  return at;
+}
+
+/* The share of a second load's miss that pairs inside a block saved: a
+ * pair across blocks takes 2 across (both loads miss), one inside takes
+ * 2 inside; had the second load hit the L2 (hit cycles), it would take
+ * across + hit.  1: the block came whole; 0: nothing saved; NAN where
+ * the pairs across took no longer than hits. */
+static double
+whole_share(double inside, double across, double hit)
+{
+  return across > hit ? 2 * (across - inside) / (across - hit) : NAN;
 }
 
 static double
@@ -94,6 +129,20 @@ sort_rounds(const double *y, int n, double *t)
 {
   memcpy(t, y, (size_t) n * sizeof *t);
   xray__sort(t, (size_t) n);
+}
+
+/* The fastest of y[0..n-1] in *lo, the next in *hi: 1 where they agree
+ * within ROUNDS_AGREE (a chase has no fast outliers; a disturbance only
+ * slows it, and seldom two rounds alike). */
+static int
+seen_twice(const double *y, int n, double *lo, double *hi)
+{
+  double t[MAX_ROUNDS];
+
+  sort_rounds(y, n, t);
+  *lo = t[0];
+  *hi = t[1];
+  return t[1] <= ROUNDS_AGREE * t[0];
 }
 
 /* The knee of nr rounds y[distance][round] once they settle it, with the
@@ -203,7 +252,9 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
  * line, then its first) or across the boundary between the slot's two
  * blocks (the second block's first line, then the first block's second).
  * The two differ only in where the aligned block lies: the same distance,
- * direction, and DRAM page. */
+ * direction, and DRAM page.  Both lie in the slot, an aligned block of
+ * 2B: where a miss brings a block of 2B or more whole, pairs across come
+ * whole too. */
 static double
 pairs(xray_machine *m, const uint64_t *slot, size_t K, size_t B, double line, int inside,
       uint64_t *off)
@@ -247,15 +298,25 @@ pairs_for(const double *level, int nl, size_t B)
 static void
 constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
 {
-  double level[4], line, y[NB][2][ROUNDS], p[NB];
+  double level[4], lat[4], line, y[NB][2][MAX_ROUNDS], t[NB][2][2], f[NB], miss, hit;
   char why[400];
-  int nl = xray__data_levels(m, rep, level, NULL, 4, &line, why, sizeof why), r, b, k;
+  int nl = xray__data_levels(m, rep, level, NULL, lat, 4, &line, why, sizeof why), r, b, i, k;
+  int nr = 0, settled = 0;
   size_t K;
   uint64_t *blk, *off, rng = 0xc0ffee11ULL;
 
   *agree = 0;
   if (nl < 2) {
     xray__value_unknown(v, why[0] ? why : "one cache level: no L2 to miss");
+    return;
+  }
+  /* The L2's hit, or where it is not measured the L1D's (a lower bound:
+   * a block then seems to save less, so it comes whole less readily). */
+  hit = isfinite(lat[1]) ? lat[1] : lat[0];
+  if (!isfinite(hit)) {
+    xray__value_unknown(v,
+                        "neither the L2's latency nor the L1D's is established: no hit to "
+                        "compare a miss with");
     return;
   }
   K = pairs_for(level, nl, (size_t) (2 * line));
@@ -267,42 +328,68 @@ constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
     xray__value_unknown(v, "out of memory");
     return;
   }
-  for (r = 0; r < ROUNDS && K; r++)
-    for (b = 0; b < NB && K; b++) {
-      size_t B = (size_t) line << (b + 1), kb = pairs_for(level, nl, B);
-      draw_blocks(blk, kb, &rng);
-      y[b][0][r] = pairs(m, blk, kb, B, line, 1, off);
-      y[b][1][r] = pairs(m, blk, kb, B, line, 0, off);
-      if (kb < 16 || isnan(y[b][0][r]) || isnan(y[b][1][r]))
-        K = 0;
-    }
+  /* Rounds, ROUNDS at a time, until each layout's fastest time is seen
+   * again. */
+  while (K && !settled && nr < MAX_ROUNDS) {
+    for (r = nr; r < nr + ROUNDS && K; r++)
+      for (b = 0; b < NB && K; b++) {
+        size_t B = (size_t) line << (b + 1), kb = pairs_for(level, nl, B);
+        draw_blocks(blk, kb, &rng);
+        y[b][0][r] = pairs(m, blk, kb, B, line, 1, off);
+        y[b][1][r] = pairs(m, blk, kb, B, line, 0, off);
+        if (kb < 16 || isnan(y[b][0][r]) || isnan(y[b][1][r]))
+          K = 0;
+      }
+    nr += ROUNDS;
+    for (b = 0, settled = 1; K && b < NB; b++)
+      for (i = 0; i < 2; i++)
+        settled &= seen_twice(y[b][i], nr, &t[b][i][0], &t[b][i][1]);
+  }
   free(blk);
   free(off);
   if (!K) {
     xray__value_unknown(v, m->error[0] ? m->error : "no footprint to chase");
     return;
   }
-  for (b = 0; b < NB; b++)
-    p[b] = xray__median(y[b][0], ROUNDS) / xray__median(y[b][1], ROUNDS);
-  if ((k = whole_to(p, NB)) < 0) {
+  if (!settled) {
     snprintf(why, sizeof why,
-             "no clear knee: a block's last line then its first, in blocks of "
-             "%.0f, %.0f and %.0f bytes, took %.2f %.2f %.2f times the same across two blocks",
-             2 * line, 4 * line, 8 * line, p[0], p[1], p[2]);
+             "pairs of loads past the L2: in %d rounds some layout's fastest time was not seen "
+             "again within %.0f %% (disturbed)",
+             nr, 100 * (ROUNDS_AGREE - 1));
+    xray__value_unknown(v, why);
+    return;
+  }
+  for (b = 0, miss = 0; b < NB; b++) {
+    f[b] = whole_share(t[b][0][0], t[b][1][0], hit);
+    miss = t[b][1][0] > miss ? t[b][1][0] : miss;
+  }
+  if (miss < PAST_L2 * hit) {
+    snprintf(why, sizeof why,
+             "the pairs did not miss the L2: at most %.1f cycles a load, against its hit in %.1f",
+             miss, hit);
+    xray__value_unknown(v, why);
+    return;
+  }
+  if ((k = whole_at(f, NB)) < 0) {
+    snprintf(why, sizeof why,
+             "no clear answer: a block's last line then its first, in blocks of "
+             "%.0f, %.0f and %.0f bytes, saved %.2f %.2f %.2f of a second miss against the same "
+             "across two blocks (whole from %.1f, missed to %.1f; a miss %.1f cycles, a hit %.1f)",
+             2 * line, 4 * line, 8 * line, f[0], f[1], f[2], WHOLE, MISSED, miss, hit);
     xray__value_unknown(v, why);
     return;
   }
   snprintf(why, sizeof why,
-           "a block's last line then its first, against the same across two "
-           "blocks, past the L2: blocks of %.0f bytes %.2f times%s",
-           line * (2 << k), p[k], k ? " (smaller ones came whole)" : " (the line comes alone)");
+           "a block's last line then its first, against the same across two blocks, past the L2: "
+           "blocks of %.0f, %.0f and %.0f bytes saved %.2f %.2f %.2f of a second miss (%s; a "
+           "miss %.1f cycles, a hit %.1f; %d rounds)",
+           2 * line, 4 * line, 8 * line, f[0], f[1], f[2],
+           k ? "one came whole" : "none came whole: the line comes alone", miss, hit, nr);
   xray__value_measured(v, line * (1 << k), why);
-  for (r = 0, *agree = 0; r < ROUNDS; r++) {
-    for (b = 0; b < NB; b++)
-      p[b] = y[b][0][r] / y[b][1][r];
-    *agree += whole_to(p, NB) == k;
-  }
-  *agree = 2 * *agree > ROUNDS;
+  /* The second view: each layout's second fastest round. */
+  for (b = 0; b < NB; b++)
+    f[b] = whole_share(t[b][0][1], t[b][1][1], hit);
+  *agree = whole_at(f, NB) == k;
 }
 
 static int
@@ -317,7 +404,9 @@ run_interference(xray_machine *m, xray_report *rep)
   constructive(m, rep, c, &cagree);
   destructive(m, rep, d, &dagree);
   if (c->source == XRAY_SOURCE_MEASURED && !cagree)
-    xray__value_doubt(c, "; not confirmed: most rounds alone find another knee");
+    xray__value_doubt(c,
+                      "; not confirmed: each layout's second fastest round gives "
+                      "another size");
   if (d->source == XRAY_SOURCE_MEASURED && !dagree)
     xray__value_doubt(d, "; not confirmed: most rounds alone find another knee");
   if (c->source == XRAY_SOURCE_MEASURED && d->source == XRAY_SOURCE_MEASURED

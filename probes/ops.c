@@ -192,11 +192,13 @@ xray__sure(const xray_value *v)
 }
 
 int
-xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
-                  double *line, char *why, size_t len)
+xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, double *lat,
+                  int max, double *line, char *why, size_t len)
 {
   static const char *const names[4] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
                                         "XRAY_L4_SIZE" };
+  static const char *const lats[4] = { "XRAY_L1D_LATENCY", "XRAY_L2_LATENCY", "XRAY_L3_LATENCY",
+                                       "XRAY_L4_LATENCY" };
   static const char *const needs[] = { "XRAY_L1D_SIZE", "XRAY_CACHE_LEVELS", NULL };
   static const char *const deps[] = { "dcache", "caches", NULL };
   xray_report *own;
@@ -216,6 +218,9 @@ xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *s
     total = (int) xray_value_number(nv);
   if (sure)
     sure[max] = xray__sure(nv);
+  for (n = 0; lat && n < max && n < 4; n++)
+    lat[n] = xray__established(v = xray_report_get(r, lats[n])) ? xray_value_number(v) : NAN;
+  n = 0;
   while (n < max && n < 4 && n < total && xray__established(v = xray_report_get(r, names[n]))
          && (!n || xray_value_number(v) > level[n - 1])) {
     if (sure)

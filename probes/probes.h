@@ -60,9 +60,11 @@ int xray__sure(const xray_value *v);
  * says why the next is not (else it is empty).  *line: the L1D's line (64
  * if it is not measured).  Unless sure is NULL (else it holds max + 1),
  * sure[i] says whether level i's capacity is confirmed, and sure[max]
- * whether the number of levels is. */
-int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, int max,
-                      double *line, char *why, size_t len);
+ * whether the number of levels is; unless lat is NULL (else it holds
+ * max), lat[i] is level i's load-to-use latency in cycles where it is
+ * established, else NAN. */
+int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure,
+                      double *lat, int max, double *line, char *why, size_t len);
 
 /* probes/ops.c: the median of three pair tests of CPUs a and b (the
  * machine's pair op), so that one disturbed test does not make two cores

@@ -413,7 +413,7 @@ run_sharing(xray_machine *m, xray_report *rep)
 
   if (!lat)
     return -1;
-  nl = xray__data_levels(m, rep, level, sure, 4, &line, why, sizeof why);
+  nl = xray__data_levels(m, rep, level, sure, NULL, 4, &line, why, sizeof why);
   /* The budget starts here: the levels may be another probe's run. */
   deadline = xray__budget_deadline(m);
   n = xray__machine_cpus(m, cpu, XRAY__MAX_CPUS);
