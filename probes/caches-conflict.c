@@ -382,10 +382,14 @@ struct tries {
 };
 
 /* Reduce fresh conflict sets of n0 pages until two agree; not after
- * three that all lost their conflict (the level's conflicts are too weak
- * to reduce, as a tree-PLRU level's of a way count that is no power of
- * two can be).  set has room for 3 n0 pages: it ends holding the last
- * reduction, and set + 2 n0 the smallest. */
+ * LOST_TRIES that all lost their conflict (the level's conflicts are too
+ * weak to reduce, as a tree-PLRU level's of a way count that is no power
+ * of two can be, or an adaptive policy's that stop conflicting while the
+ * set shrinks): where two fresh sets lost theirs, the next one has not
+ * ended right in any recording, and each costs hundreds of tests.  set
+ * has room for 3 n0 pages: it ends holding the last reduction, and
+ * set + 2 n0 the smallest. */
+#define LOST_TRIES 2
 static void
 reduce_tries(struct cc *c, struct level *L, uint64_t *set, size_t n0, int aguess, struct tries *r)
 {
@@ -395,7 +399,7 @@ reduce_tries(struct cc *c, struct level *L, uint64_t *set, size_t n0, int aguess
 
   memset(r, 0, sizeof *r);
   c->tests = 0;
-  for (r->t = 0; r->t < CONFLICT_TRIES && r->agree < 2 && (r->t < 3 || any); r->t++) {
+  for (r->t = 0; r->t < CONFLICT_TRIES && r->agree < 2 && (r->t < LOST_TRIES || any); r->t++) {
     size_t t = r->t;
     if (caches_late(c)) {
       r->stop = "the time budget (--budget) was spent";
