@@ -310,18 +310,26 @@ constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
     xray__value_unknown(v, why[0] ? why : "one cache level: no L2 to miss");
     return;
   }
-  /* The L2's hit, or where it is not measured the L1D's (a lower bound:
-   * a block then seems to save less, so it comes whole less readily). */
-  hit = isfinite(lat[1]) ? lat[1] : lat[0];
-  if (!isfinite(hit)) {
-    xray__value_unknown(v,
-                        "neither the L2's latency nor the L1D's is established: no hit to "
-                        "compare a miss with");
-    return;
-  }
   K = pairs_for(level, nl, (size_t) (2 * line));
   blk = malloc(2 * K * sizeof *blk);
   off = malloc(2 * K * sizeof *off);
+  /* The L2's hit: the caches probe's latency, else (values given without
+   * it) a chase through four L1Ds' worth of lines, or half the L2 where
+   * that is less (some may hit the L1D: a lower bound, with which a block
+   * seems to save less, so it comes whole less readily). */
+  hit = lat[1];
+  if (!isfinite(hit) && blk && off) {
+    size_t n = (size_t) (fmin(level[1] / 2, 4 * level[0]) / line), j;
+    for (j = 0; j < n && j < 2 * K; j++)
+      off[j] = (uint64_t) j * (uint64_t) line;
+    hit = xray__chase_time(m, off, j, XRAY__ARENA_HUGE, &rng, "interference", "l2-hit");
+    if (!(hit > 0)) {
+      free(blk);
+      free(off);
+      xray__value_unknown(v, m->error[0] ? m->error : "the L2's hit could not be timed");
+      return;
+    }
+  }
   if (!blk || !off) {
     free(blk);
     free(off);
