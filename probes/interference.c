@@ -182,7 +182,8 @@ settled_knee(double (*y)[MAX_ROUNDS], int nr, double *q)
 }
 
 static void
-destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_round_agree)
+destructive(xray_machine *m, const xray_report *rep, double deadline, xray_value *v,
+            int *knee_round_agree)
 {
   int cpu[XRAY__MAX_CPUS];
   double y[ND + 1][MAX_ROUNDS], q[ND];
@@ -197,7 +198,7 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
     return;
   }
   /* Rounds, ROUNDS at a time, until they settle the knee. */
-  while (k < 0 && nr < MAX_ROUNDS) {
+  while (k < 0 && nr < MAX_ROUNDS && !(nr && xray__past(deadline))) {
     for (r = nr; r < nr + ROUNDS; r++)
       for (i = 0; i <= ND; i++)
         if (isnan(y[i][r] = race(m, cpu[0], cpu[j], i < ND ? (size_t) 8 << i : FAR))) {
@@ -242,9 +243,11 @@ destructive(xray_machine *m, const xray_report *rep, xray_value *v, int *knee_ro
   }
   *knee_round_agree = 2 * i > nr;
   if (!settled)
-    xray__value_doubt(v, "; not confirmed: %d rounds did not settle it (no two rounds agreed "
-                         "on some distance, or the curve was not slowed below its knee and "
-                         "clean from it)", nr);
+    xray__value_doubt(v,
+                      "; not confirmed: %d rounds did not settle it (no two rounds agreed "
+                      "on some distance, or the curve was not slowed below its knee and "
+                      "clean from it)%s",
+                      nr, nr < MAX_ROUNDS ? "; the time budget (--budget) was spent" : "");
 }
 
 /* Cycles per load of K pairs of loads B - line bytes apart, backwards,
@@ -296,7 +299,7 @@ pairs_for(const double *level, int nl, size_t B)
 }
 
 static void
-constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
+constructive(xray_machine *m, const xray_report *rep, double *deadline, xray_value *v, int *agree)
 {
   double level[4], lat[4], line, y[NB][2][MAX_ROUNDS], t[NB][2][2], f[NB], miss, hit;
   char why[400];
@@ -305,6 +308,9 @@ constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
   size_t K;
   uint64_t *blk, *off, rng = 0xc0ffee11ULL;
 
+  /* The budget starts once the levels are known (they may be another
+   * probe's run): one for both sizes' further rounds. */
+  *deadline = xray__budget_deadline(m);
   *agree = 0;
   if (nl < 2) {
     xray__value_unknown(v, why[0] ? why : "one cache level: no L2 to miss");
@@ -337,8 +343,8 @@ constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
     return;
   }
   /* Rounds, ROUNDS at a time, until each layout's fastest time is seen
-   * again. */
-  while (K && !settled && nr < MAX_ROUNDS) {
+   * again, within the budget. */
+  while (K && !settled && nr < MAX_ROUNDS && !(nr && xray__past(*deadline))) {
     for (r = nr; r < nr + ROUNDS && K; r++)
       for (b = 0; b < NB && K; b++) {
         size_t B = (size_t) line << (b + 1), kb = pairs_for(level, nl, B);
@@ -362,8 +368,9 @@ constructive(xray_machine *m, const xray_report *rep, xray_value *v, int *agree)
   if (!settled) {
     snprintf(why, sizeof why,
              "pairs of loads past the L2: in %d rounds some layout's fastest time was not seen "
-             "again within %.0f %% (disturbed)",
-             nr, 100 * (ROUNDS_AGREE - 1));
+             "again within %.0f %% (disturbed)%s",
+             nr, 100 * (ROUNDS_AGREE - 1),
+             nr < MAX_ROUNDS ? "; the time budget (--budget) was spent" : "");
     xray__value_unknown(v, why);
     return;
   }
@@ -406,11 +413,12 @@ run_interference(xray_machine *m, xray_report *rep)
   xray_value *d = xray__report_param(rep, "XRAY_DESTRUCTIVE_INTERFERENCE", NULL, NULL);
   xray_value *c = xray__report_param(rep, "XRAY_CONSTRUCTIVE_INTERFERENCE", NULL, NULL);
   int dagree, cagree;
+  double deadline;
 
   if (!d || !c)
     return -1;
-  constructive(m, rep, c, &cagree);
-  destructive(m, rep, d, &dagree);
+  constructive(m, rep, &deadline, c, &cagree);
+  destructive(m, rep, deadline, d, &dagree);
   if (c->source == XRAY_SOURCE_MEASURED && !cagree)
     xray__value_doubt(c,
                       "; not confirmed: each layout's second fastest round gives "
