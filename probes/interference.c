@@ -158,12 +158,9 @@ seen_twice(const double *y, int n, double *lo, double *hi)
 static int
 settled_knee(double (*y)[MAX_ROUNDS], int nr, double *q)
 {
-  double t[MAX_ROUNDS], ref;
-  int i, p, k = -1, ok;
+  double t[MAX_ROUNDS], ref, next;
+  int i, p, k = -1, ok = seen_twice(y[ND], nr, &ref, &next);
 
-  sort_rounds(y[ND], nr, t);
-  ref = t[0];
-  ok = t[1] <= ROUNDS_AGREE * t[0];
   for (i = 0; i < ND; i++) {
     sort_rounds(y[i], nr, t);
     q[i] = t[0] / ref;

@@ -204,7 +204,7 @@ xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *s
   xray_report *own;
   const xray_report *r = xray__resting_on(m, rep, needs, deps, &own);
   const xray_value *v, *nv;
-  int n = 0, total = 4;
+  int n = 0, i, total = 4;
 
   *line = 64;
   why[0] = 0;
@@ -218,9 +218,8 @@ xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *s
     total = (int) xray_value_number(nv);
   if (sure)
     sure[max] = xray__sure(nv);
-  for (n = 0; lat && n < max && n < 4; n++)
-    lat[n] = xray__established(v = xray_report_get(r, lats[n])) ? xray_value_number(v) : NAN;
-  n = 0;
+  for (i = 0; lat && i < max && i < 4; i++)
+    lat[i] = xray__established(v = xray_report_get(r, lats[i])) ? xray_value_number(v) : NAN;
   while (n < max && n < 4 && n < total && xray__established(v = xray_report_get(r, names[n]))
          && (!n || xray_value_number(v) > level[n - 1])) {
     if (sure)
