@@ -145,7 +145,11 @@ run_chase(void *ctx, uint64_t iters)
 /* Loads one sample covers at least: enough of a long chain that the
  * luck of one stretch of it does not decide the time. */
 #define CHASE_SAMPLE_LOADS 65536
-#define QUICK_LOADS 16384
+/* Loads of a quick chase's window: a whole traversal of a conflict set
+ * of up to 128 pages (the caches probe's tests run thousands of them),
+ * and of a longer chain, in random order, a stretch that costs what the
+ * whole does.  A shorter window is also less often hit by the host. */
+#define QUICK_LOADS 8192
 
 static double
 real_chase(xray_machine *base, const struct xray__chase *c)
