@@ -148,6 +148,27 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
     }
     if (n >= 1 && y[n] >= thr && y[n - 1] >= thr)
       break;
+    /* While no offset has reached the step, one that already costs
+     * more than half a miss more, or climbs off the smallest, fails the
+     * checks below whatever the later offsets give: no more are chased
+     * (those past the level are the probe's longest). */
+    for (j = 0; j <= n && y[j] < thr; j++)
+      ;
+    if (j > n && y[n] > mid) {
+      snprintf(why, whylen,
+               "pairs of loads %d bytes apart already cost more than half a "
+               "miss more, where no offset yet makes both loads miss: no clean step (a "
+               "prefetcher brings neighbouring lines)",
+               8 << n);
+      return NAN;
+    }
+    if (j > n && n >= 1 && fabs(y[n] - y[0]) > LINE_FLAT * (two - one)) {
+      snprintf(why, whylen,
+               "pairs of loads 8 and %d bytes apart cost %.0f and %.0f cycles, "
+               "where no offset yet makes both loads miss: no clean step",
+               8 << n, y[0], y[n]);
+      return NAN;
+    }
   }
   for (i = 0; i < n && y[i] < thr; i++)
     ;
