@@ -105,7 +105,7 @@ static size_t
 flat_end(const double *x, const double *y, size_t n, double height)
 {
   double slope, rise, rms, edge = xray__fit_ramp(x, y, n, &slope, &rise, &rms);
-  double fl, top, dev[RAMP_POINTS + FINE_POINTS], spread;
+  double fl, top, dev[FINE_POINTS], spread;
   size_t i, k = 0;
 
   if (isnan(edge) || !(edge >= x[0]) || !(rise >= 6 * rms))
@@ -141,36 +141,62 @@ clip(double *y, size_t n, double height)
     y[i] = fmin(y[i], y[0] + height);
 }
 
+/* A coarse pass: RAMP_POINTS counts over [lo, hi], RAMP_ROUNDS rounds,
+ * and the edge of the ramp fitted to them (its spacing in *gap); NAN
+ * where the pass shows no clean ramp inside the window, or the machine
+ * failed. */
+static double
+coarse_edge(struct tc *c, size_t s, double lo, double hi, double height, double *gap)
+{
+  double x[RAMP_POINTS], y[RAMP_POINTS], t[RAMP_POINTS], p[RAMP_POINTS];
+  double edge, rise, rms;
+  size_t n, i;
+
+  *gap = (hi - lo) / (RAMP_POINTS - 1);
+  for (n = 0, i = 0; i < RAMP_POINTS; i++) {
+    double v = floor(lo + *gap * (double) i + 0.5);
+    if (n == 0 || v > x[n - 1])
+      t[n] = p[n] = INFINITY, x[n++] = v;
+  }
+  if (n < 3 || ramp_curve(c, s, x, t, p, y, n, RAMP_ROUNDS))
+    return NAN;
+  clip(y, n, height);
+  edge = xray__fit_ramp(x, y, n, NULL, &rise, &rms);
+  if (isnan(edge) || !(edge >= x[0] && edge < x[n - 2] && rise >= 0.2 * height && rise >= 6 * rms))
+    return NAN;
+  return edge;
+}
+
 /* The page count at which pages s apart start to cost translation, from
  * a window [lo, hi] of counts and a step `height` cycles high: a ramp
  * fitted to a coarse pass over the window places the fine pass over every
  * count around it; fine passes repeat, each lowering the least cost of
  * every point, at least FINE_MIN times and until two give the same count
  * (a tenant that held entries through one pass rarely holds them through
- * all).  0 if there is no
- * clean ramp in the window. */
+ * all).  Where the coarse points lie so far apart that FINE_POINTS
+ * consecutive counts from a step and a half below the edge would not
+ * reach a step above it (consecutive pages of a large level: a window of
+ * thousands of pages), coarse passes over that span narrow it first, each
+ * fitting the edge again.  0 if there is no clean ramp in the window. */
+/* 48 consecutive counts from 1.5 gaps (and one count) below the edge
+ * reach at least a gap above it while the gap is at most 18. */
+#define NARROW_GAP 18
 size_t
 tlb_ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
 {
-  double x[RAMP_POINTS + FINE_POINTS], y[RAMP_POINTS + FINE_POINTS];
-  double t[RAMP_POINTS + FINE_POINTS], p[RAMP_POINTS + FINE_POINTS];
-  double edge, rise, rms, gap;
-  size_t n, i, last = 0, prev = 0;
+  double x[FINE_POINTS], y[FINE_POINTS], t[FINE_POINTS], p[FINE_POINTS];
+  double edge, gap;
+  size_t n, last = 0, prev = 0;
   int pass;
 
   hi = fmin(hi, K_MAX); /* the chain has room for twice that */
-  gap = (hi - lo) / (RAMP_POINTS - 1);
-
-  for (n = 0, i = 0; i < RAMP_POINTS; i++) {
-    double v = floor(lo + gap * (double) i + 0.5);
-    if (n == 0 || v > x[n - 1])
-      t[n] = p[n] = INFINITY, x[n++] = v;
-  }
-  if (ramp_curve(c, s, x, t, p, y, n, RAMP_ROUNDS))
-    return 0;
-  clip(y, n, height);
-  edge = xray__fit_ramp(x, y, n, NULL, &rise, &rms);
-  if (isnan(edge) || !(edge >= x[0] && edge < x[n - 2] && rise >= 0.2 * height && rise >= 6 * rms))
+  edge = coarse_edge(c, s, lo, hi, height, &gap);
+  /* Narrowed within the window: its ends keep clear of the level below
+   * and of the chain's room. */
+  while (!isnan(edge) && gap > NARROW_GAP)
+    edge = coarse_edge(c, s, fmax(lo, floor(edge - 1.5 * gap)), fmin(hi, ceil(edge + 3 * gap)),
+                       height, &gap);
+  if (isnan(edge))
     return 0;
   /* From a coarse step and a half below the edge to three above. */
   lo = fmax(1, floor(edge - 1.5 * gap) - 1);
