@@ -173,11 +173,12 @@ coarse_edge(struct tc *c, size_t s, double lo, double hi, double height, double 
  * count around it; fine passes repeat, each lowering the least cost of
  * every point, at least FINE_MIN times and until two give the same count
  * (a tenant that held entries through one pass rarely holds them through
- * all).  Where the coarse points lie so far apart that FINE_POINTS
- * consecutive counts from a step and a half below the edge would not
- * reach a step above it (consecutive pages of a large level: a window of
- * thousands of pages), coarse passes over that span narrow it first, each
- * fitting the edge again.  0 if there is no clean ramp in the window. */
+ * all), those past FINE_MIN only within the budget.  Where the coarse
+ * points lie so far apart that FINE_POINTS consecutive counts from a step
+ * and a half below the edge would not reach a step above it (consecutive
+ * pages of a large level: a window of thousands of pages), coarse passes
+ * over that span narrow it first, each fitting the edge again.  0 if
+ * there is no clean ramp in the window. */
 /* 48 consecutive counts from 1.5 gaps (and one count) below the edge
  * reach at least a gap above it while the gap is at most 18. */
 #define NARROW_GAP 18
@@ -202,7 +203,7 @@ tlb_ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
   lo = fmax(1, floor(edge - 1.5 * gap) - 1);
   for (n = 0; n < FINE_POINTS && lo + (double) n <= ceil(edge + 3 * gap) + 1; n++)
     x[n] = lo + (double) n, t[n] = p[n] = INFINITY;
-  for (pass = 0; pass < FINE_TRIES; pass++, prev = last) {
+  for (pass = 0; pass < FINE_TRIES && !(pass >= FINE_MIN && tlb_late(c)); pass++, prev = last) {
     if (ramp_curve(c, s, x, t, p, y, n, FINE_ROUNDS))
       return 0;
     clip(y, n, height);

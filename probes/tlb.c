@@ -70,7 +70,7 @@ struct found {
   size_t ns, e[MAX_STEPS], rough[2], stride[2], ways, e1_counted, e1_strides;
   size_t e1_recounted; /* a first count of the second level that did not fit its ways */
   size_t c0[3], nc0; /* the first level's exact counts (strided, again, one set) */
-  int exact[2];
+  int exact[2], late0; /* late0: the first level's second count was left out */
   char e1why[120], whys[2][200];
 };
 
@@ -107,7 +107,7 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
    * host's SMT sibling holds some of its entries for a second or more at
    * a time, and takes them only away, so of two clean counts the larger is
    * the level's. */
-  if (f->exact[0] && f->ns > 1) {
+  if (f->exact[0] && f->ns > 1 && !(f->late0 = tlb_late(c))) {
     size_t e2, s2;
     char w2[200];
     if (!tlb_exact_entries(c, (double) f->rough[0], 0, f->st[0].hi - f->st[0].lo, &e2, &s2, w2,
@@ -132,9 +132,15 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
   /* A second level with no exact count gets one more try, later: its
    * ramp was lost to the sibling for a while (1472 entries for 2048, the
    * rough count, once in a make check). */
-  if (f->ns > 1 && !f->exact[1] && !c->failed)
-    f->exact[1] = !tlb_exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo,
-                                     &f->e[1], &f->stride[1], f->whys[1], sizeof f->whys[1]);
+  if (f->ns > 1 && !f->exact[1] && !c->failed) {
+    if (tlb_late(c)) {
+      size_t len = strlen(f->whys[1]);
+      snprintf(f->whys[1] + len, sizeof f->whys[1] - len,
+               "; not tried again: the time budget (--budget) was spent");
+    } else
+      f->exact[1] = !tlb_exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo,
+                                       &f->e[1], &f->stride[1], f->whys[1], sizeof f->whys[1]);
+  }
   if (f->ns > 1 && !f->exact[1])
     f->e[1] = f->rough[1];
 }
@@ -199,6 +205,7 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
    * thread held an entry counts one way short). */
   if (f->ns > 1 && f->exact[1] && !c->failed) {
     size_t w2, snapped = 0;
+    int again = 0;
     c->fill = f->e[0] + f->e[0] / 4 + 1;
     w2 = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
     c->fill = 0;
@@ -206,7 +213,8 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
      * that the host cut short or drew out (it holds entries for a while,
      * or slows a pass): counted once more, from the start, and the new
      * count must fit the ways on its own. */
-    if (!c->failed && w2 && 2 * w2 <= f->e[1] && !(snapped = snap_sets(w2, f->e[1]))) {
+    if (!c->failed && w2 && 2 * w2 <= f->e[1] && !(snapped = snap_sets(w2, f->e[1]))
+        && (again = !tlb_late(c))) {
       size_t e, s;
       char w[200];
       if (!tlb_exact_entries(c, (double) f->rough[1], f->e[0], f->st[1].hi - f->st[1].lo, &e, &s, w,
@@ -227,9 +235,11 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
     } else if (!snapped) {
       snprintf(why, sizeof why,
                "pages 4096 apart among pages that keep the first level "
-               "missing cost from %zu pages on, and %zu entries (counted twice) are not %zu "
+               "missing cost from %zu pages on, and %zu entries (%s) are not %zu "
                "ways of a power of two sets",
-               w2 + 1, f->e[1], w2);
+               w2 + 1, f->e[1],
+               again ? "counted twice" : "not counted again: the time budget (--budget) was spent",
+               w2);
       xray__value_unknown(v->a2, why);
       snprintf(f->e1why, sizeof f->e1why, "not its ways x a power of two sets");
     } else {
@@ -255,7 +265,10 @@ recount_l2(struct tc *c, struct found *f)
    * view: the count at half the stride (twice the pages), which must come
    * out the same within a stride's worth of entries: a count from one
    * stride alone can sit anywhere on a ramp that is not clean. */
-  if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed) {
+  if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed && tlb_late(c))
+    snprintf(f->e1why, sizeof f->e1why,
+             "not counted at half the stride: the time budget (--budget) was spent");
+  else if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed) {
     size_t s2 = f->stride[1] / 2, k2 = 0;
     double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
     if (s2)
@@ -349,8 +362,10 @@ report_entries(struct found *f, struct tvals *v)
                         f->ways);
     else if (i == 0 && f->exact[0] && !counted_twice(f)) {
       char counts[64];
-      xray__value_doubt(v->e1, "; not confirmed: counted %zu only once (counts:%s)", f->e[0],
-                        counts0(f, counts, sizeof counts));
+      xray__value_doubt(v->e1, "; not confirmed: counted %zu only once (counts:%s)%s", f->e[0],
+                        counts0(f, counts, sizeof counts),
+                        f->late0 ? "; not counted again: the time budget (--budget) was spent"
+                                 : "");
     }
   }
 }
@@ -456,6 +471,7 @@ tlb_run(xray_machine *m, xray_report *r)
   c.m = m;
   c.rng = UINT64_C(0xa4093822299f31d0);
   c.page = m->page ? m->page : 4096;
+  c.deadline = xray__budget_deadline(m);
   xray__scan(&cv, K_MIN, K_MAX, 4, tlb_point, &c);
   f.ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, f.st, MAX_STEPS);
   if (f.ns == 0) {

@@ -21,7 +21,23 @@ struct tc {
   /* Pages that keep the first level missing (0: none); see
    * xray__tlb_cost. */
   size_t fill;
+  /* The probe's time budget (0: none, an untimed machine): every value
+   * is measured once; the counts taken again, to agree or to confirm,
+   * only before it.  late says one was left out. */
+  double deadline;
+  int late;
 };
+
+/* Whether a count taken again would start past the budget (then noted
+ * in c->late). */
+static inline int
+tlb_late(struct tc *c)
+{
+  if (!xray__past(c->deadline))
+    return 0;
+  c->late = 1;
+  return 1;
+}
 
 /* tlb-ramp.c */
 double tlb_point(void *p, double x);
