@@ -196,17 +196,24 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
 {
   char method[200], why[200];
 
-  /* Ways of the second level: pages 4096 apart again, now with a quarter
-   * more pages than the first level holds in other sets, so that every
+  /* Ways of the second level: pages 4096 apart again, now with more
+   * pages than the first level holds in other sets (fill below), so that every
    * load looks the second level up; the strided pages cost a walk once
    * they outnumber its ways.  Their first walk adds a walk per pass over
    * all the pages, so the step looked for is an eighth of a walk.  The
    * ways must divide the entries (a pass in which the host's sibling
    * thread held an entry counts one way short). */
   if (f->ns > 1 && f->exact[1] && !c->failed) {
-    size_t w2, snapped = 0;
+    /* A quarter more pages than the first level holds put more than its
+     * ways in each of its sets where it has four ways or more; with
+     * fewer (a direct-mapped level), one more page a set does.  Else
+     * the pages alone in a set hit it, every strided page (all of them
+     * miss it) costs a little more than the average load, and their
+     * slope ends the floor early: a 4-way second level read 2. */
+    size_t sets1 = f->ways && f->ways < f->e[0] ? f->e[0] / f->ways : 1;
+    size_t fill = f->e[0] + (f->e[0] / 4 > sets1 ? f->e[0] / 4 : sets1) + 1, w2, snapped = 0;
     int again = 0;
-    c->fill = f->e[0] + f->e[0] / 4 + 1;
+    c->fill = fill;
     w2 = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
     c->fill = 0;
     /* A count that is not the ways x a power of two sets may be one
@@ -243,9 +250,10 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
       xray__value_unknown(v->a2, why);
       snprintf(f->e1why, sizeof f->e1why, "not its ways x a power of two sets");
     } else {
-      snprintf(method, sizeof method, "pages 4096 apart among %zu that keep the first level "
+      snprintf(method, sizeof method,
+               "pages 4096 apart among %zu that keep the first level "
                "missing, one line each, less the same lines packed: walks from %zu pages on",
-               f->e[0] + f->e[0] / 4 + 1, w2 + 1);
+               fill, w2 + 1);
       xray__value_measured(v->a2, (double) w2, method);
       f->e1_counted = f->e[1];
       f->e[1] = snapped;
