@@ -37,6 +37,11 @@
 
 #define MAX_STEPS 3
 #define ONSET 0.25
+/* The counts taken again start within this many budgets: on a busy host
+ * the first counts alone can take a budget, and the first level's second
+ * count, the cheapest and the one that confirms it, comes after the
+ * second level's. */
+#define TLB_BUDGETS 1.5
 #define WAYS_STRIDE 4096       /* pages: one set of any level up to 4096 sets */
 #define WAYS2_MAX 40            /* the most second-level ways looked for */
 /* A second level's entries are its ways times a power of two sets (in
@@ -501,7 +506,7 @@ tlb_run(xray_machine *m, xray_report *r)
   c.m = m;
   c.rng = UINT64_C(0xa4093822299f31d0);
   c.page = m->page ? m->page : 4096;
-  c.deadline = xray__budget_deadline(m);
+  c.deadline = m->timed ? xray__now() + TLB_BUDGETS * m->budget : 0;
   xray__scan(&cv, K_MIN, K_MAX, 4, tlb_point, &c);
   f.ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, f.st, MAX_STEPS);
   if (f.ns == 0) {

@@ -21,9 +21,9 @@ struct tc {
   /* Pages that keep the first level missing (0: none); see
    * xray__tlb_cost. */
   size_t fill;
-  /* The probe's time budget (0: none, an untimed machine): every value
-   * is measured once; the counts taken again, to agree or to confirm,
-   * only before it.  late says one was left out. */
+  /* The probe's deadline (0: none, an untimed machine): every value is
+   * measured once; the counts taken again, to agree or to confirm, only
+   * before it.  late says one was left out. */
   double deadline;
   int late;
 };
