@@ -167,21 +167,23 @@ coarse_edge(struct tc *c, size_t s, double lo, double hi, double height, double 
   return edge;
 }
 
+/* FINE_POINTS (48) consecutive counts from 1.5 gaps (and one count)
+ * below the edge reach at least a gap above it while the gap is at most
+ * 18. */
+#define NARROW_GAP 18
+
 /* The page count at which pages s apart start to cost translation, from
  * a window [lo, hi] of counts and a step `height` cycles high: a ramp
  * fitted to a coarse pass over the window places the fine pass over every
  * count around it; fine passes repeat, each lowering the least cost of
  * every point, at least FINE_MIN times and until two give the same count
  * (a tenant that held entries through one pass rarely holds them through
- * all), those past FINE_MIN only within the budget.  Where the coarse
- * points lie so far apart that FINE_POINTS consecutive counts from a step
- * and a half below the edge would not reach a step above it (consecutive
- * pages of a large level: a window of thousands of pages), coarse passes
- * over that span narrow it first, each fitting the edge again.  0 if
- * there is no clean ramp in the window. */
-/* 48 consecutive counts from 1.5 gaps (and one count) below the edge
- * reach at least a gap above it while the gap is at most 18. */
-#define NARROW_GAP 18
+ * all), those past FINE_MIN only before the probe's deadline.  Where
+ * the coarse points lie so far apart that FINE_POINTS consecutive counts
+ * from a step and a half below the edge would not reach a step above it
+ * (consecutive pages of a large level: a window of thousands of pages),
+ * coarse passes over that span narrow it first, each fitting the edge
+ * again.  0 if there is no clean ramp in the window. */
 size_t
 tlb_ramp_count(struct tc *c, size_t s, double lo, double hi, double height)
 {

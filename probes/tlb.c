@@ -202,12 +202,12 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
   char method[200], why[200];
 
   /* Ways of the second level: pages 4096 apart again, now with more
-   * pages than the first level holds in other sets (fill below), so that every
-   * load looks the second level up; the strided pages cost a walk once
-   * they outnumber its ways.  Their first walk adds a walk per pass over
-   * all the pages, so the step looked for is an eighth of a walk.  The
-   * ways must divide the entries (a pass in which the host's sibling
-   * thread held an entry counts one way short). */
+   * pages than the first level holds in its other sets (the fill below),
+   * so that every load looks the second level up; the strided pages cost
+   * a walk once they outnumber its ways.  Their first walk adds a walk per
+   * pass over all the pages, so the step looked for is an eighth of a
+   * walk.  The ways must divide the entries (a pass in which the host's
+   * sibling thread held an entry counts one way short). */
   if (f->ns > 1 && f->exact[1] && !c->failed) {
     /* A quarter more pages than the first level holds put more than its
      * ways in each of its sets where it has four ways or more; with
@@ -280,8 +280,8 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
       else if (w3 != w2)
         xray__value_doubt(v->a2,
                           "; not confirmed: any power of two ways fits %zu entries, and "
-                          "counted again they came to %zu",
-                          snapped, w3);
+                          "counted again they came to %zu%s",
+                          snapped, w3, w3 ? "" : " (no clean step)");
       f->e1_counted = f->e[1];
       f->e[1] = snapped;
     }

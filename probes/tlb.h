@@ -23,20 +23,15 @@ struct tc {
   size_t fill;
   /* The probe's deadline (0: none, an untimed machine): every value is
    * measured once; the counts taken again, to agree or to confirm, only
-   * before it.  late says one was left out. */
+   * before it. */
   double deadline;
-  int late;
 };
 
-/* Whether a count taken again would start past the budget (then noted
- * in c->late). */
+/* Whether a count taken again would start past the deadline. */
 static inline int
-tlb_late(struct tc *c)
+tlb_late(const struct tc *c)
 {
-  if (!xray__past(c->deadline))
-    return 0;
-  c->late = 1;
-  return 1;
+  return xray__past(c->deadline);
 }
 
 /* tlb-ramp.c */
