@@ -175,14 +175,14 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
    * alone spans an octave; once the budget is spent, the last two, back
    * to back, less than 1.5 times apart and not drifting end to end, are
    * taken as one (else the count is lost for want of a few points). */
-  if (c->out_of_time && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
+  if ((c->out_of_time || c->out_of_room) && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
       && plateau_level(S->sm, first[S->np - 1], last[S->np - 1])
           < 1.5 * plateau_level(S->sm, first[S->np - 2], last[S->np - 2])
       && !drifts(S->sm, first[S->np - 2], last[S->np - 1])) {
     last[S->np - 2] = last[S->np - 1];
     S->np--;
   }
-  if (c->out_of_time)
+  if (c->out_of_time || c->out_of_room)
     last_octave(c, S);
   drop_short(c, S);
   S->nl = S->np - 1;
@@ -286,15 +286,15 @@ add_rounds(struct cc *c, int a, int b, const char *skip, int want)
 {
   int more = 1, i;
 
-  while (more && !c->failed) {
+  while (more && !c->failed && !c->out_of_room) {
     more = 0;
-    for (i = a; i <= b && !c->failed; i++) {
+    for (i = a; i <= b && !c->failed && !c->out_of_room; i++) {
       struct pt *p = &c->pt[i];
       if ((skip && skip[i]) || p->draws >= draws_for(c, p->k, want))
         continue;
       if (p->draws > 0 && caches_late(c))
         return;
-      p->v[p->draws++] = caches_one_draw(c, p->k);
+      caches_one_draw(c, p);
       more = 1;
     }
   }
@@ -561,9 +561,17 @@ caches_scan(struct cc *c, struct shape *S)
       c->out_of_time = 1;
       return 0;
     }
+    if (c->out_of_room)
+      return 0;
     c->pt[c->npt].k = x;
     c->pt[c->npt].draws = 0;
     caches_add_draws(c, &c->pt[c->npt], SCAN_DRAWS);
+    /* No memory for a draw of this point: the scan ends at the points
+     * before it (and this one, where a draw of it was made). */
+    if (c->out_of_room) {
+      c->npt += c->pt[c->npt].draws > 0;
+      return 0;
+    }
     /* A replay that holds no draw of a new point replays a run whose
      * scan stopped before it, at its deadline: the scan ends there too
      * (an untimed machine has no deadline of its own to stop it). */

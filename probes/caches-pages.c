@@ -229,20 +229,29 @@ caches_run_chain(struct cc *c, size_t n, double k, const char *what)
   if (isnan(g.y)) {
     c->failed = 1;
     c->unrecorded = g.status == XRAY__UNRECORDED;
+    c->noroom = g.status == XRAY__NO_ROOM;
   }
   return g.y;
 }
 
-double
-caches_one_draw(struct cc *c, double k)
+/* One more draw of point p; a draw the machine had no memory for (a
+ * limit such as ulimit -v: a point of more pages, or pages drawn from a
+ * larger pool) is taken back, and no more are made (c->out_of_room): the
+ * curve ends with the points it has, as at a deadline. */
+void
+caches_one_draw(struct cc *c, struct pt *p)
 {
-  return caches_run_chain(c, caches_lay_out(c, k, 0), k, "chase-pages");
+  p->v[p->draws++] = caches_run_chain(c, caches_lay_out(c, p->k, 0), p->k, "chase-pages");
+  if (c->failed && c->noroom) {
+    p->draws--;
+    c->failed = c->noroom = 0;
+    c->out_of_room = 1;
+  }
 }
 
 void
 caches_add_draws(struct cc *c, struct pt *p, int want)
 {
-  while (p->draws < want && !c->failed && !(p->draws > 0 && caches_late(c))) {
-    p->v[p->draws++] = caches_one_draw(c, p->k);
-  }
+  while (p->draws < want && !c->failed && !c->out_of_room && !(p->draws > 0 && caches_late(c)))
+    caches_one_draw(c, p);
 }

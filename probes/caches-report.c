@@ -307,10 +307,11 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
 
 /* The four values of level i + 1 in the report: -1 if they could not be
  * added.  why: the reason every level is unknown; lastwhy: the last
- * level's. */
+ * level's; unsettled: the reason for a level past those found where the
+ * curve did not settle on memory ("": there is no such level). */
 int
 caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
-                    const char *lastwhy)
+                    const char *lastwhy, const char *unsettled)
 {
   xray_value *v[4] = { 0 };
   int f, nl = S->nl;
@@ -319,7 +320,9 @@ caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const 
   if (!v[0] || !v[1] || !v[2] || !v[3])
     return -1;
   if (i >= nl || why[0]) {
-    const char *no = why[0] ? why : "no such level: the time per load shows no further step";
+    const char *no = why[0] ? why
+        : unsettled[0]      ? unsettled
+                            : "no such level: the time per load shows no further step";
     for (f = 0; f < 4; f++)
       xray__value_unknown(v[f], no);
     /* A step too wide to be one level leaves L2's plateau before it. */
@@ -513,7 +516,11 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
              "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
              "beyond the %d found may follow",
              c->pt[c->npt - 1].k, c->m->hardware ? ", 50 ns or more" : "",
-             c->out_of_time ? " within the time budget (--budget)" : "", nl);
+             c->out_of_room       ? " within the memory this process may map (a limit such as "
+                                    "ulimit -v)"
+                 : c->out_of_time ? " within the time budget (--budget)"
+                                  : "",
+             nl);
     xray__value_unknown(vlev, unsettled);
   } else {
     snprintf(method, sizeof method,

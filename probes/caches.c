@@ -494,7 +494,7 @@ caches_run(xray_machine *m, xray_report *r)
     size_level(c, S, i);
   merged = caches_count_levels(c, S, vlev, why, lastwhy, unsettled, sizeof why);
   for (i = 1; i <= (nl - 1 > 2 ? nl - 1 : 2); i++)
-    if (caches_report_level(c, S, r, i, why, lastwhy)) {
+    if (caches_report_level(c, S, r, i, why, lastwhy, unsettled)) {
       rc = -1;
       break;
     }

@@ -69,7 +69,9 @@ struct cc {
   int next;                             /* the scan's next point, K_MIN r^next */
   int failed;
   int unrecorded; /* the failure: a replay holds no such point */
+  int noroom; /* the failure: no memory to lay the chain out in */
   int out_of_time;                      /* the scan stopped at its deadline */
+  int out_of_room; /* a draw found no memory: the scan and the draws stopped */
   double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
   long tests;                           /* conflict tests of the level so far */
@@ -173,7 +175,7 @@ void caches_draw_pages(struct cc *c, size_t k, size_t pool);
 size_t caches_lay_set(struct cc *c, const uint64_t *set, size_t n);
 size_t caches_lay_out(struct cc *c, double k, uint64_t pair);
 double caches_run_chain(struct cc *c, size_t n, double k, const char *what);
-double caches_one_draw(struct cc *c, double k);
+void caches_one_draw(struct cc *c, struct pt *p);
 void caches_add_draws(struct cc *c, struct pt *p, int want);
 /* Whether the loads at k pages share lines of the level that serves them
  * (its line longer than c->step): they then cost less than its latency
@@ -212,7 +214,7 @@ int caches_ways_of(struct cc *c, struct level *L, double cap_pages, int aguess, 
  * unsettled: why the count is unknown where the curve never settled. */
 void caches_probe_unavailable(xray_report *r, xray_value *vlev);
 int caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const char *why,
-                        const char *lastwhy);
+                        const char *lastwhy, const char *unsettled);
 void caches_confirm_count(struct cc *c, const struct shape *S, xray_report *r, xray_value *vlev,
                           int nl);
 void caches_report_memory(struct cc *c, struct shape *S, xray_report *r, const char *why,

@@ -222,6 +222,7 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
   else
     g.status = m->failure == XRAY__FAIL_ABSENT ? XRAY__ABSENT
         : m->failure == XRAY__FAIL_UNRECORDED  ? XRAY__UNRECORDED
+        : m->failure == XRAY__FAIL_ROOM        ? XRAY__NO_ROOM
                                                : XRAY__FAILED;
   return g;
 }

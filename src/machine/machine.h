@@ -32,6 +32,7 @@ struct xray__arena {
   char *base;
   size_t len, maplen;
   void *map;
+  int full; /* the last reserve failed for want of memory (ENOMEM) */
 };
 
 /* Loads per call of xray__chase_run per iteration. */
@@ -105,7 +106,8 @@ struct xray__machine_ops;
 enum xray__failure {
   XRAY__FAIL_ERROR, /* the measurement failed; the text says why */
   XRAY__FAIL_ABSENT, /* the machine lacks what was asked (an instruction) */
-  XRAY__FAIL_UNRECORDED /* a replay holds no such point */
+  XRAY__FAIL_UNRECORDED, /* a replay holds no such point */
+  XRAY__FAIL_ROOM /* no memory for it (a limit such as ulimit -v) */
 };
 
 #define XRAY__GIVEN_MAX 256 /* values a machine takes as given */
@@ -200,7 +202,8 @@ enum xray__status {
   XRAY__MEASURED,
   XRAY__ABSENT, /* the machine lacks what was asked (an instruction) */
   XRAY__FAILED, /* the measurement failed */
-  XRAY__UNRECORDED /* a replay holds no such point */
+  XRAY__UNRECORDED, /* a replay holds no such point */
+  XRAY__NO_ROOM /* no memory for it (a limit such as ulimit -v) */
 };
 struct xray__got {
   double y;

@@ -27,6 +27,7 @@ int
 xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kind,
                     char *err, size_t errlen)
 {
+  a->full = 0;
   if (a->base && a->len >= len)
     return 0;
   xray__arena_free(a);
@@ -41,8 +42,10 @@ xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kin
     a->maplen = len + HUGE_ALIGN;
     a->map = mmap(NULL, a->maplen, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (a->map == MAP_FAILED) {
-      snprintf(err, errlen, "cannot map %zu MB for a pointer chase: %s%s", len >> 20,
-               strerror(errno), errno == ENOMEM ? " (a memory limit such as ulimit -v?)" : "");
+      int e = errno;
+      a->full = e == ENOMEM;
+      snprintf(err, errlen, "cannot map %zu MB for a pointer chase: %s%s", len >> 20, strerror(e),
+               a->full ? " (a memory limit such as ulimit -v?)" : "");
       a->map = NULL;
       return -1;
     }
@@ -60,6 +63,7 @@ xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind kin
   a->maplen = len + HUGE_ALIGN;
   a->map = calloc(1, a->maplen);
   if (!a->map) {
+    a->full = 1;
     snprintf(err, errlen, "cannot allocate %zu MB for a pointer chase", len >> 20);
     return -1;
   }

@@ -165,8 +165,11 @@ real_chase(xray_machine *base, const struct xray__chase *c)
   xray__arenas_free(m->team, m->nteam);
   xray__arenas_free(m->duo, 2);
   xray__arena_free(&m->arena[c->arena == XRAY__ARENA_HUGE ? XRAY__ARENA_SMALL : XRAY__ARENA_HUGE]);
-  if (c->n == 0 || !(ctx.p = xray__chase_place(a, c, base->error, sizeof base->error)))
+  if (c->n == 0 || !(ctx.p = xray__chase_place(a, c, base->error, sizeof base->error))) {
+    if (a->full)
+      base->failure = XRAY__FAIL_ROOM; /* the caller may measure less instead */
     return NAN;
+  }
   /* Warm up with two full traversals: the whole chain is then resident
    * wherever it fits, and the chase goes on from where it stopped. */
   warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
