@@ -233,6 +233,14 @@ round_of(xray_machine *m, struct plan *p, int r)
 
 /* Value v from cell c of slot i (n levels; i == n: memory), kernel k;
  * late: the time budget ended the rounds. */
+/* A cell's figure: the first footprint's, or its twin's where that moves
+ * more. */
+static double
+best_of(const struct cell *c)
+{
+  return c->twin && c->y2 > c->y[0] ? c->y2 : c->y[0];
+}
+
 static void
 judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t k, int late)
 {
@@ -272,7 +280,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     size_t len = strlen(text);
     snprintf(text + len, sizeof text - len, "; the time budget (--budget) ended its rounds");
   }
-  best = c->twin && c->y2 > y[0] ? c->y2 : y[0];
+  best = best_of(c);
   hz = c->twin && c->y2 > y[0] ? c->hz[2] : c->hz[0];
   xray__value_measured(v, best < 100 ? round(best * 10) / 10 : round(best), text);
   v->exact = best;
@@ -300,6 +308,29 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
      * cores slows the whole round, so its rounds must agree. */
     xray__value_doubt(v, "; not confirmed: its rounds differ by %.0f%% (other tenants' load)",
                       100 * (y[0] - c->worst[0]) / y[0]);
+}
+
+/* Every core at once in a level below the last (the L1D and L2: a core's
+ * own on every CPU xray has met) moves the CPUs' count times what one
+ * moves alone, where each has a core of its own.  A hypervisor places its
+ * CPUs on host cores of its choosing, two on one core's threads for a
+ * while, and may place them otherwise in the next run: one run in ten on
+ * a Zen 5 guest moved no more with two than with one, its rounds agreeing.
+ * There value v of cell all is confirmed only where it reaches SCALED
+ * times the CPUs times one's (cell one). */
+#define SCALED 0.75
+static void
+scaled(xray_value *v, const struct cell *all, const struct cell *one)
+{
+  double y1 = best_of(one);
+
+  if (v->source == XRAY_SOURCE_MEASURED && !v->unconfirmed && !one->err[0] && y1 > 0
+      && v->exact < SCALED * all->threads * y1)
+    xray__value_doubt(v,
+                      "; not confirmed: %d threads moved %.2f times what one moves alone "
+                      "(%.1f bytes/cycle): the hypervisor's CPUs shared host cores while it "
+                      "ran, which it may place otherwise from run to run",
+                      all->threads, v->exact / y1, y1);
 }
 
 /* Whether value (slot i of n, kernel k, all) exists on this machine, else
@@ -394,6 +425,8 @@ report_slot(xray_machine *m, xray_report *rep, const struct plan *p, int i, int 
         xray__value_unknown(v, no);
       else {
         judge(m, v, c, i, n, k, p->late);
+        if (all && (i == 0 || i < n - 1) && m->timed && xray__os_guest())
+          scaled(v, c, &p->cell[i][k][0]);
         if (i == n && p->capwhy[0] && v->source == XRAY_SOURCE_MEASURED) {
           size_t len = strlen(v->method);
           snprintf(v->method + len, sizeof v->method - len,
