@@ -157,6 +157,7 @@ void
 caches_shape_of(struct cc *c, struct shape *S, int need_ns)
 {
   int i, *first = S->first, *last = S->last;
+  int cut = c->out_of_time || c->out_of_room; /* the scan stopped short */
 
   for (i = 0; i < c->npt; i++)
     S->y[i] = caches_mean(&c->pt[i]);
@@ -175,14 +176,14 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
    * alone spans an octave; once the budget is spent, the last two, back
    * to back, less than 1.5 times apart and not drifting end to end, are
    * taken as one (else the count is lost for want of a few points). */
-  if ((c->out_of_time || c->out_of_room) && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
+  if (cut && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
       && plateau_level(S->sm, first[S->np - 1], last[S->np - 1])
           < 1.5 * plateau_level(S->sm, first[S->np - 2], last[S->np - 2])
       && !drifts(S->sm, first[S->np - 2], last[S->np - 1])) {
     last[S->np - 2] = last[S->np - 1];
     S->np--;
   }
-  if (c->out_of_time || c->out_of_room)
+  if (cut)
     last_octave(c, S);
   drop_short(c, S);
   S->nl = S->np - 1;

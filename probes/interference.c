@@ -316,12 +316,18 @@ constructive(xray_machine *m, const xray_report *rep, double *deadline, xray_val
   K = pairs_for(level, nl, (size_t) (2 * line));
   blk = malloc(2 * K * sizeof *blk);
   off = malloc(2 * K * sizeof *off);
+  if (!blk || !off) {
+    free(blk);
+    free(off);
+    xray__value_unknown(v, "out of memory");
+    return;
+  }
   /* The L2's hit: the caches probe's latency, else (values given without
    * it) a chase through four L1Ds' worth of lines, or half the L2 where
    * that is less (some may hit the L1D: a lower bound, with which a block
    * seems to save less, so it comes whole less readily). */
   hit = lat[1];
-  if (!isfinite(hit) && blk && off) {
+  if (!isfinite(hit)) {
     size_t n = (size_t) (fmin(level[1] / 2, 4 * level[0]) / line), j;
     for (j = 0; j < n && j < 2 * K; j++)
       off[j] = (uint64_t) j * (uint64_t) line;
@@ -332,12 +338,6 @@ constructive(xray_machine *m, const xray_report *rep, double *deadline, xray_val
       xray__value_unknown(v, m->error[0] ? m->error : "the L2's hit could not be timed");
       return;
     }
-  }
-  if (!blk || !off) {
-    free(blk);
-    free(off);
-    xray__value_unknown(v, "out of memory");
-    return;
   }
   /* Rounds, ROUNDS at a time, until each layout's fastest time is seen
    * again, within the budget. */

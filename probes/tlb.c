@@ -194,6 +194,20 @@ report_dtlb_ways(struct tc *c, struct found *f, struct tvals *v)
   }
 }
 
+/* Pages 4096 apart, among fill pages that keep the first level missing,
+ * from which on they cost a walk: the second level's ways (0: no clean
+ * step). */
+static size_t
+count_l2_ways(struct tc *c, const struct found *f, size_t fill)
+{
+  size_t w;
+
+  c->fill = fill;
+  w = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
+  c->fill = 0;
+  return w;
+}
+
 /* The second level's ways, from pages 4096 apart among pages that keep
  * the first level missing; they must divide its entries. */
 static void
@@ -218,9 +232,7 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
     size_t sets1 = f->ways && f->ways < f->e[0] ? f->e[0] / f->ways : 1;
     size_t fill = f->e[0] + (f->e[0] / 4 > sets1 ? f->e[0] / 4 : sets1) + 1, w2, snapped = 0;
     int again = 0;
-    c->fill = fill;
-    w2 = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
-    c->fill = 0;
+    w2 = count_l2_ways(c, f, fill);
     /* A count that is not the ways x a power of two sets may be one
      * that the host cut short or drew out (it holds entries for a while,
      * or slows a pass): counted once more, from the start, and the new
@@ -262,11 +274,8 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
        * SETS_SNAP of a power of two is one few wrong counts come to. */
       size_t w3 = w2;
       int pow2 = !(snapped & (snapped - 1)), once = pow2 && tlb_late(c);
-      if (pow2 && !once) {
-        c->fill = fill;
-        w3 = tlb_ramp_count(c, WAYS_STRIDE, 1, WAYS2_MAX, (f->st[1].hi - f->st[0].hi) / 8);
-        c->fill = 0;
-      }
+      if (pow2 && !once)
+        w3 = count_l2_ways(c, f, fill);
       snprintf(method, sizeof method,
                "pages 4096 apart among %zu that keep the first level "
                "missing, one line each, less the same lines packed: walks from %zu pages on%s",
@@ -300,12 +309,15 @@ recount_l2(struct tc *c, struct found *f)
    * view: the count at half the stride (twice the pages), which must come
    * out the same within a stride's worth of entries: a count from one
    * stride alone can sit anywhere on a ramp that is not clean. */
-  if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed && tlb_late(c))
+  size_t s2 = f->stride[1] / 2, k2 = 0;
+  double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
+
+  if (!(f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed))
+    return;
+  if (tlb_late(c))
     snprintf(f->e1why, sizeof f->e1why,
              "not counted at half the stride: the time budget (--budget) was spent");
-  else if (f->ns > 1 && f->exact[1] && !f->e1_counted && !f->e1why[0] && !c->failed) {
-    size_t s2 = f->stride[1] / 2, k2 = 0;
-    double r = (double) f->e[1] / (double) (s2 ? s2 : 1);
+  else {
     if (s2)
       k2 = tlb_ramp_count(c, s2, fmax(2, floor(0.75 * r)), ceil(1.25 * r),
                           f->st[1].hi - f->st[1].lo);
