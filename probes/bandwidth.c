@@ -313,11 +313,11 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
 /* Every core at once in a level below the last (the L1D and L2: a core's
  * own on every CPU xray has met) moves the CPUs' count times what one
  * moves alone, where each has a core of its own.  A hypervisor places its
- * CPUs on host cores of its choosing, two on one core's threads for a
- * while, and may place them otherwise in the next run: one run in ten on
- * a Zen 5 guest moved no more with two than with one, its rounds agreeing.
- * There value v of cell all is confirmed only where it reaches SCALED
- * times the CPUs times one's (cell one). */
+ * CPUs on host cores of its choosing, two on one core for a whole run at
+ * times, and may place them otherwise in the next: every round then
+ * agrees on a figure that is no property of the machine.  There value v
+ * of cell all is confirmed only where it reaches SCALED times the CPUs
+ * times one's (cell one). */
 #define SCALED 0.75
 static void
 scaled(xray_value *v, const struct cell *all, const struct cell *one)
