@@ -180,7 +180,7 @@ slot(xray_machine *m, const struct xray__ask *a)
   case XRAY__ASK_KTIME:
     return o->ktime(m, a->n, a->avail, a->stack);
   case XRAY__ASK_BTIME:
-    return o->btime(m, a->n, a->arg);
+    return o->btime(m, a->n, a->arg, a->away - 1);
   case XRAY__ASK_STREAM:
     return o->stream(m, a->n, a->arg, a->a, a->cycle_hz);
   case XRAY__ASK_CLOCK:

@@ -138,6 +138,9 @@ struct xray_machine {
   double budget; /* seconds one probe may spend */
   FILE *trace; /* CSV of every measured point, or NULL */
   double tick_hz, core_hz; /* real machine only */
+  /* The CPU its single-threaded kernels run on (a simulation's and a
+   * replay's: 0); -1 where the thread is not bound to one. */
+  int home;
   struct xray__rand_jumps *jumps; /* xray__machine_jumps's */
   size_t page; /* base page size: the unit of physical placement */
   xray_kernel kernel; /* which kernels time code */
@@ -191,6 +194,9 @@ struct xray__ask {
   size_t n;
   double arg;
   int a, b;
+  /* btime: 1 + the CPU to time the kernel on; 0: the machine's home CPU
+   * (xray_machine's home).  The kernel label must name the CPU. */
+  int away;
   int *avail; /* outputs, where the kind has them */
   double *stack, *bytes, *tsc_hz;
   double *cycle_hz; /* a stream's: the clock its cycles are of (ops.h) */

@@ -32,10 +32,11 @@ struct xray__machine_ops {
    * with the machine's compiler and flags: 0, or -1 with the error.  Of
    * the last build, bcount gives kernel k's compiled loop per iteration
    * (the static check) and btime its cycles per iteration when the first
-   * frac of its iterations draw a random bit; NAN if impossible. */
+   * frac of its iterations draw a random bit, run on CPU cpu (-1: the
+   * home CPU) and in that CPU's cycles; NAN if impossible. */
   int (*bbuild)(xray_machine *m);
   const struct xray__bcount *(*bcount)(xray_machine *m, size_t k);
-  double (*btime)(xray_machine *m, size_t k, double frac);
+  double (*btime)(xray_machine *m, size_t k, double frac, int cpu);
   /* The streaming kernels (kernels.h: XRAY__SK_*).  sbuild compiles them
    * with the machine's compiler and flags: the width of their vectors in
    * bytes, and in *nt whether write-nt stores non-temporally; 0 with the

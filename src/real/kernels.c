@@ -90,17 +90,26 @@ run_branch(void *ctx, uint64_t iters)
 }
 
 double
-xray__real_branch_time(xray_machine *base, size_t k, double frac)
+xray__real_branch_time(xray_machine *base, size_t k, double frac, int cpu)
 {
   struct real *m = (struct real *) base;
   struct branch_ctx ctx;
   struct xray__kernel kern = { run_branch, &ctx };
+  struct xray__clock *clock;
+  struct xray__ref *ref;
+  double y;
 
   if (!m->branch.dl || k >= XRAY__BK_N)
     return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
   ctx.fn = m->branch.fn[k];
   ctx.frac = frac;
-  return xray__real_cycles(m, xray__measure(&m->sampler, &kern, xray__real_alu_ref(m)));
+  if (cpu < 0 || cpu == base->home)
+    return xray__real_cycles(m, xray__measure(&m->sampler, &kern, xray__real_alu_ref(m)));
+  if (xray__real_away(m, cpu, &clock, &ref))
+    return NAN;
+  y = xray__measure(&m->sampler, &kern, ref) / xray__clock_now(clock);
+  xray__real_home(m);
+  return y;
 }
 
 double

@@ -45,12 +45,26 @@ struct real {
   int nteam;
   struct xray__pin pin; /* the CPU this machine measures on */
   int pinned;
+  /* The last CPU besides home that a kernel was timed on (-1: none), with
+   * its own clock and reference loop's times: a clock taken on one CPU
+   * converts only that CPU's times (xray__pin). */
+  struct {
+    int cpu;
+    struct xray__clock clock;
+    struct xray__ref ref;
+  } away;
 };
 
 /* Ticks as cycles of the clock the core runs at now. */
 double xray__real_cycles(struct real *m, double ticks);
 /* The reference loop that gates throughput-bound samples, or NULL. */
 struct xray__ref *xray__real_alu_ref(struct real *m);
+/* Binds this thread to CPU cpu (not home) to time a kernel there: that
+ * CPU's clock in *clock and its reference loop (or NULL) in *ref; 0, or
+ * -1 with the error (and the thread still home).  xray__real_home binds
+ * it back. */
+int xray__real_away(struct real *m, int cpu, struct xray__clock **clock, struct xray__ref **ref);
+void xray__real_home(struct real *m);
 
 /* kernels.c: one kernel of a set (struct xray__kernel_set_k) run iters
  * times, and the kernel-set and branch-kernel slots of the ops table. */
@@ -60,7 +74,7 @@ double xray__real_kset_time(xray_machine *base, size_t i, int *avail, double *st
 int xray__real_kset_info(xray_machine *base, size_t i, double *stack);
 int xray__real_branch_build(xray_machine *base);
 const struct xray__bcount *xray__real_branch_count(xray_machine *base, size_t k);
-double xray__real_branch_time(xray_machine *base, size_t k, double frac);
+double xray__real_branch_time(xray_machine *base, size_t k, double frac, int cpu);
 double xray__real_branch_event(xray_machine *base, const char *name, size_t k, long size);
 
 #endif

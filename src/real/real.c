@@ -254,6 +254,43 @@ add_ticks(void *mp, int windows)
   return xray__measure(&s, &k, NULL) / per;
 }
 
+int
+xray__real_away(struct real *m, int cpu, struct xray__clock **clock, struct xray__ref **ref)
+{
+  struct xray__ref *home = xray__real_alu_ref(m);
+  const char *why = NULL;
+
+  if (!m->pinned)
+    why = "this thread cannot be bound to one CPU";
+  else if (xray__bind(&cpu, 1))
+    why = "cannot bind to CPU %d";
+  else if (m->away.cpu != cpu) {
+    memset(&m->away.ref, 0, sizeof m->away.ref);
+    if (xray__clock_calibrate(&m->away.clock, add_ticks, m) > 0)
+      m->away.cpu = cpu;
+    else {
+      xray__real_home(m);
+      why = "no add chain to take CPU %d's clock";
+    }
+  }
+  if (why) {
+    xray__machine_fail(&m->base, XRAY__FAIL_ERROR, why, cpu);
+    return -1;
+  }
+  /* The reference's code may have been laid out again since (reset). */
+  if (home)
+    m->away.ref.k = home->k;
+  *clock = &m->away.clock;
+  *ref = home ? &m->away.ref : NULL;
+  return 0;
+}
+
+void
+xray__real_home(struct real *m)
+{
+  xray__bind(&m->pin.home, 1);
+}
+
 static double
 real_clock(xray_machine *base, double *tsc_hz)
 {
@@ -501,6 +538,8 @@ xray_machine_real(char *err, size_t errlen)
   /* One CPU for the clock and every single-threaded kernel (see
    * xray__pin); a thread that cannot be bound measures where it runs. */
   m->pinned = xray__pin(&m->pin) == 0;
+  m->base.home = m->pinned ? m->pin.home : -1;
+  m->away.cpu = -1;
   {
     double tpc = xray__clock_calibrate(&m->clock, add_ticks, m);
     m->base.core_hz = tpc > 0 ? m->base.tick_hz / tpc : 0;

@@ -9,6 +9,10 @@
  *                  instructions fetched down a wrong path before the
  *                  misprediction resolves (8)
  *   bselect=yes|no the simulated compiler turns every if into a select (no)
+ *   bslow=CPU:CYCLES
+ *                  CPU's mispredictions cost CYCLES more than the others'
+ *                  (a core whose other hardware thread is busy refetches
+ *                  at half its rate)
  *
  * The simulated compiler lays each kernel out as the paper's figures do:
  * the if's branch jumps over its block when the condition is false, (f)'s
@@ -45,6 +49,7 @@ xray__sim_branch_init(struct xray__sim_branch *b)
   b->penalty = 14;
   b->hist = 12;
   b->window = 8;
+  b->slow_cpu = -1;
 }
 
 int
@@ -57,6 +62,22 @@ xray__sim_branch_item(struct xray__sim_branch *b, const char *key, const char *v
       return -1;
     }
     b->select = strcmp(val, "yes") == 0;
+    return 1;
+  }
+  if (strcmp(key, "bslow") == 0) {
+    char *end;
+    double cpu = xray__decimal(val, &end), slow = NAN;
+    if (*end == ':')
+      slow = xray__decimal(end + 1, &end);
+    if (*end || !(cpu >= 0 && cpu < 1024 && cpu == floor(cpu)) || !(slow > 0 && slow <= 1000)) {
+      snprintf(err, errlen,
+               "bslow=%s: expected CPU:CYCLES, a CPU number and 0 to 1000 cycles more a "
+               "misprediction costs on it",
+               val);
+      return -1;
+    }
+    b->slow_cpu = (int) cpu;
+    b->slow = slow;
     return 1;
   }
   if (strcmp(key, "branch") == 0) {

@@ -337,13 +337,18 @@ sim_bcount(xray_machine *base, size_t k)
 #define BRANCH_ITERS 20000
 
 static double
-sim_btime(xray_machine *base, size_t k, double frac)
+sim_btime(xray_machine *base, size_t k, double frac, int cpu)
 {
   struct sim *m = (struct sim *) base;
+  struct xray__sim_branch br = m->br;
   struct xray__bstats st;
 
+  if (cpu >= m->cpu.ncpu)
+    return xray__machine_fail(base, XRAY__FAIL_ERROR, "no such simulated CPU");
+  if ((cpu < 0 ? 0 : cpu) == br.slow_cpu)
+    br.penalty += br.slow;
   if (!m->bbuilt || k >= XRAY__BK_N
-      || xray__sim_branch_run(&m->br, &m->cpu, k, BRANCH_ITERS, (long) (frac * BRANCH_ITERS + 0.5),
+      || xray__sim_branch_run(&br, &m->cpu, k, BRANCH_ITERS, (long) (frac * BRANCH_ITERS + 0.5),
                               &m->rng, &st))
     return xray__machine_fail(base, XRAY__FAIL_ERROR, "the branch kernels are not built");
   return xray__sim_noise(m, st.cycles / BRANCH_ITERS);

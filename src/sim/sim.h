@@ -18,6 +18,8 @@ struct xray__sim_branch {
   int hist; /* gshare's global history bits; 0: bimodal */
   double window; /* wrong-path instructions fetched before a misprediction resolves */
   int select; /* the simulated compiler turns ifs into selects */
+  int slow_cpu; /* the CPU whose mispredictions cost slow cycles more; -1: none */
+  double slow;
 };
 
 /* One run of a branch kernel: what happened, in total. */

@@ -51,7 +51,7 @@
  *                                 levels shared between CPUs, moving a line
  *                                 between cores, the adjacent-line
  *                                 prefetcher (sim/duo.c)
- *   branch=PENALTY[:HISTORY[:WINDOW]], bselect=yes|no
+ *   branch=PENALTY[:HISTORY[:WINDOW]], bselect=yes|no, bslow=CPU:CYCLES
  *                                 the branch unit (sim/branch.c)
  *   pmu=SEED[:EVENTS]             a PMU of EVENTS events (sim/pmu.c)
  *   noise=PERCENT                 Gaussian noise on every measurement (default 1)
@@ -500,7 +500,8 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
       "unknown simulated level '%s' (known: l1i, uop, fetch, penalty, btb, btbpen, "
       "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
       "tenant, clock, tsc, drift, swing, step, int, fp, ithru, fthru, regs, vec, fma, contract, "
-      "loop, cpus, smt, share1-share4, c2c, adjline, branch, bselect, pmu, bw1-bw4, bwmem, bwnt, "
+      "loop, cpus, smt, share1-share4, c2c, adjline, branch, bselect, bslow, pmu, bw1-bw4, bwmem, "
+      "bwnt, "
       "bwloop, noise, spikes, seed, kind)",
       item);
   return -1;
