@@ -200,6 +200,8 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
   else if (strcmp(key, "page") == 0 && k == 2 && v >= 512 && v <= 1 << 30
            && ((unsigned long) v & ((unsigned long) v - 1)) == 0)
     m->base.page = (size_t) v;
+  else if (strcmp(key, "home") == 0 && k == 2 && v >= 0 && v <= 65535 && v == floor(v))
+    m->base.home = (int) v;
   else if (strcmp(key, "cpus") == 0) {
     const char *s = line + strlen("cpus");
     char *next;
@@ -223,8 +225,10 @@ parse_machine(struct replay *m, char *line, size_t no, char *err, size_t errlen)
     snprintf(o[m->nos].src, sizeof o->src, "%s", end && line[end] ? line + end : "os");
     o[m->nos++].v = xray__decimal(b, &e);
   } else if (strcmp(key, "xray") != 0) {
-    snprintf(err, errlen, "machine line %zu: '%s' is not ITEM VALUE (tick_hz, core_hz, page, "
-             "tenants, cpus, os)", no, line);
+    snprintf(err, errlen,
+             "machine line %zu: '%s' is not ITEM VALUE (tick_hz, core_hz, page, "
+             "tenants, cpus, home, os)",
+             no, line);
     return -1;
   }
   return 0;

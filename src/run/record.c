@@ -33,6 +33,9 @@ xray_record_machine(FILE *f, xray_machine *m, const xray_report *r)
   for (i = 0; i < n && i < XRAY__MAX_CPUS; i++)
     fprintf(f, " %d", cpu[i]);
   fprintf(f, "\n");
+  /* The CPU the probes measured on: their labels name the others. */
+  if (m->home >= 0)
+    fprintf(f, "home %d\n", m->home);
   for (j = 0; j < r->n; j++)
     if (r->v[j].have_os)
       fprintf(f, "os %s %.17g %s\n", r->v[j].name, r->v[j].os_value, r->v[j].os_source);
