@@ -19,11 +19,11 @@
  * moves with the chain is not the penalty (the misprediction overlapped
  * with work).
  *
- * What refetches after a misprediction is the core's front end, which a
- * core's hardware threads share: a busy sibling slows the refill, and a
- * virtual CPU's sibling is whatever the host runs there.  So the kernels
- * are timed on up to OTHER_CPUS more usable CPUs (spread over them), each
- * in its own clock's cycles; the value is the least penalty (a
+ * What a misprediction costs can differ from one CPU of a kind to
+ * another: a core's hardware threads share the front end that refetches,
+ * and under a hypervisor a virtual CPU's core is shared with whatever the
+ * host runs there.  So the kernels are timed on up to OTHER_CPUS more
+ * usable CPUs (spread over them), each in its own clock's cycles; the value is the least penalty (a
  * disturbance only slows), and it is confirmed only where another CPU's
  * lies within 10 % of it: a second view.  Where no other CPU could be
  * timed (one usable CPU, a thread that cannot be bound, a recording
@@ -253,8 +253,8 @@ run_branch(xray_machine *m, xray_report *r)
                         xray__bkernel_at(k[i])->name, s[best].l[i].rms, s[best].l[i].rise);
   if (n > 1 && near == 0)
     xray__value_doubt(pen,
-                      "; not confirmed: no other CPU's penalty lies within %.0f %% of it (a "
-                      "busy hardware thread beside one, or cores of two kinds)",
+                      "; not confirmed: no other CPU's penalty lies within %.0f %% of it (what "
+                      "shares a core can slow its refetch)",
                       KERNELS_AGREE * 100);
   return 0;
 }

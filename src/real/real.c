@@ -258,24 +258,23 @@ int
 xray__real_away(struct real *m, int cpu, struct xray__clock **clock, struct xray__ref **ref)
 {
   struct xray__ref *home = xray__real_alu_ref(m);
-  const char *why = NULL;
 
-  if (!m->pinned)
-    why = "this thread cannot be bound to one CPU";
-  else if (xray__bind(&cpu, 1))
-    why = "cannot bind to CPU %d";
-  else if (m->away.cpu != cpu) {
-    memset(&m->away.ref, 0, sizeof m->away.ref);
-    if (xray__clock_calibrate(&m->away.clock, add_ticks, m) > 0)
-      m->away.cpu = cpu;
-    else {
-      xray__real_home(m);
-      why = "no add chain to take CPU %d's clock";
-    }
-  }
-  if (why) {
-    xray__machine_fail(&m->base, XRAY__FAIL_ERROR, why, cpu);
+  if (!m->pinned) {
+    xray__machine_fail(&m->base, XRAY__FAIL_ERROR, "this thread cannot be bound to one CPU");
     return -1;
+  }
+  if (xray__bind(&cpu, 1)) {
+    xray__machine_fail(&m->base, XRAY__FAIL_ERROR, "cannot bind to CPU %d", cpu);
+    return -1;
+  }
+  if (m->away.cpu != cpu) {
+    memset(&m->away.ref, 0, sizeof m->away.ref);
+    if (!(xray__clock_calibrate(&m->away.clock, add_ticks, m) > 0)) {
+      xray__real_home(m);
+      xray__machine_fail(&m->base, XRAY__FAIL_ERROR, "no add chain to take CPU %d's clock", cpu);
+      return -1;
+    }
+    m->away.cpu = cpu;
   }
   /* The reference's code may have been laid out again since (reset). */
   if (home)

@@ -11,8 +11,7 @@
  *   bselect=yes|no the simulated compiler turns every if into a select (no)
  *   bslow=CPU:CYCLES
  *                  CPU's mispredictions cost CYCLES more than the others'
- *                  (a core whose other hardware thread is busy refetches
- *                  at half its rate)
+ *                  (what shares its core slows its refetch)
  *
  * The simulated compiler lays each kernel out as the paper's figures do:
  * the if's branch jumps over its block when the condition is false, (f)'s

@@ -501,8 +501,7 @@ parse_item(struct sim *m, const char *item, char *eq, char *err, size_t errlen)
       "l1d, l2, l3, l4, mem, inclusive, tlb1, tlb2, tlbpen, walk, colour, prefetch, pfpages, "
       "tenant, clock, tsc, drift, swing, step, int, fp, ithru, fthru, regs, vec, fma, contract, "
       "loop, cpus, smt, share1-share4, c2c, adjline, branch, bselect, bslow, pmu, bw1-bw4, bwmem, "
-      "bwnt, "
-      "bwloop, noise, spikes, seed, kind)",
+      "bwnt, bwloop, noise, spikes, seed, kind)",
       item);
   return -1;
 }
