@@ -23,12 +23,13 @@
  * another: a core's hardware threads share the front end that refetches,
  * and under a hypervisor a virtual CPU's core is shared with whatever the
  * host runs there.  So the kernels are timed on up to OTHER_CPUS more
- * usable CPUs (spread over them), each in its own clock's cycles; the value is the least penalty (a
- * disturbance only slows), and it is confirmed only where another CPU's
- * lies within 10 % of it: a second view.  Where no other CPU could be
- * timed (one usable CPU, a thread that cannot be bound, a recording
- * without them), the two kernels alone confirm it, and the method says
- * so. */
+ * usable CPUs (spread over them), each in its own clock's cycles.  The
+ * value is the least penalty (a disturbance only slows) of the CPUs whose
+ * own kernels agree and lie on lines, and it is confirmed only where
+ * another such CPU's lies within 10 % of it: a second view.  Where no
+ * other CPU could be timed (one usable CPU, a thread that cannot be
+ * bound, a recording without them), the two kernels alone confirm it,
+ * and the method says so. */
 #include "probes.h"
 
 #include <math.h>
@@ -159,6 +160,14 @@ penalty(const struct sweep *s)
   return (s->l[0].slope + s->l[1].slope) / 2;
 }
 
+/* Whether a CPU's sweep holds on its own: its kernels agree, and their
+ * times are lines. */
+static int
+sound(const struct sweep *s)
+{
+  return agree(s) && linear(&s->l[0]) && linear(&s->l[1]);
+}
+
 /* Up to OTHER_CPUS usable CPUs besides home, spread over them, in on[];
  * how many. */
 static int
@@ -213,11 +222,14 @@ run_branch(xray_machine *m, xray_report *r)
   if (others && n == 1 && !where[0])
     snprintf(where, sizeof where,
              "; not timed on another CPU: the time budget (--budget) was spent");
+  /* The least of the sound sweeps' penalties (home's where none is): a
+   * CPU whose kernels disagree gives no value, only noise. */
   for (i = 1; i < n; i++)
-    best = penalty(&s[i]) < penalty(&s[best]) ? i : best;
+    if (sound(&s[i]) && (!sound(&s[best]) || penalty(&s[i]) < penalty(&s[best])))
+      best = i;
   p = penalty(&s[best]);
   for (i = 0; i < n; i++)
-    near += i != best && penalty(&s[i]) <= (1 + KERNELS_AGREE) * p;
+    near += i != best && sound(&s[i]) && penalty(&s[i]) <= (1 + KERNELS_AGREE) * p;
   if (!(s[best].l[0].slope >= MIN_PENALTY && s[best].l[1].slope >= MIN_PENALTY)) {
     snprintf(why, sizeof why,
              "mispredictions cost %.1f and %.1f cycles, under %.0f: the "
@@ -253,8 +265,8 @@ run_branch(xray_machine *m, xray_report *r)
                         xray__bkernel_at(k[i])->name, s[best].l[i].rms, s[best].l[i].rise);
   if (n > 1 && near == 0)
     xray__value_doubt(pen,
-                      "; not confirmed: no other CPU's penalty lies within %.0f %% of it (what "
-                      "shares a core can slow its refetch)",
+                      "; not confirmed: no other CPU's penalty (its kernels agreeing) lies within "
+                      "%.0f %% of it (what shares a core can slow its refetch)",
                       KERNELS_AGREE * 100);
   return 0;
 }
