@@ -231,16 +231,24 @@ round_of(xray_machine *m, struct plan *p, int r)
       }
 }
 
-/* Value v from cell c of slot i (n levels; i == n: memory), kernel k;
- * late: the time budget ended the rounds. */
+/* Whether a cell's figure is its twin's (twice the unroll), which moved
+ * more than the first footprint's. */
+static int
+twin_best(const struct cell *c)
+{
+  return c->twin && c->y2 > c->y[0];
+}
+
 /* A cell's figure: the first footprint's, or its twin's where that moves
  * more. */
 static double
 best_of(const struct cell *c)
 {
-  return c->twin && c->y2 > c->y[0] ? c->y2 : c->y[0];
+  return twin_best(c) ? c->y2 : c->y[0];
 }
 
+/* Value v from cell c of slot i (n levels; i == n: memory), kernel k;
+ * late: the time budget ended the rounds. */
 static void
 judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t k, int late)
 {
@@ -281,7 +289,7 @@ judge(xray_machine *m, xray_value *v, const struct cell *c, int i, int n, size_t
     snprintf(text + len, sizeof text - len, "; the time budget (--budget) ended its rounds");
   }
   best = best_of(c);
-  hz = c->twin && c->y2 > y[0] ? c->hz[2] : c->hz[0];
+  hz = twin_best(c) ? c->hz[2] : c->hz[0];
   xray__value_measured(v, best < 100 ? round(best * 10) / 10 : round(best), text);
   v->exact = best;
   if (hz > 0)

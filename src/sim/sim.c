@@ -345,7 +345,7 @@ sim_btime(xray_machine *base, size_t k, double frac, int cpu)
 
   if (cpu >= m->cpu.ncpu)
     return xray__machine_fail(base, XRAY__FAIL_ERROR, "no such simulated CPU");
-  if ((cpu < 0 ? 0 : cpu) == br.slow_cpu)
+  if ((cpu < 0 ? base->home : cpu) == br.slow_cpu)
     br.penalty += br.slow;
   if (!m->bbuilt || k >= XRAY__BK_N
       || xray__sim_branch_run(&br, &m->cpu, k, BRANCH_ITERS, (long) (frac * BRANCH_ITERS + 0.5),
