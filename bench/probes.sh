@@ -124,7 +124,7 @@ contradictions() {
       if (n in pub) { if (within(v + 0, pub[n], t)) est[n]++; else { bad++; printf "    %s %s confirmed, published %s\n", n, v, pub[n] } }
       if ($6 == 1 && !(n in pub)) { osbad[n]++; osv[n] = $3; oss[n] = $7 } }
     END { for (i = 1; i <= k; i++) { n = order[i]
-            if (hi[n] > lo[n] && hi[n] > lo[n] * (1 + 2 * tol(n, unit[n]))) { bad++; printf "    %s confirmed from %s to %s in different runs\n", n, lo[n], hi[n] }
+            if (hi[n] > lo[n] && hi[n] > lo[n] * (1 + tol(n, unit[n]))) { bad++; printf "    %s confirmed from %s to %s in different runs\n", n, lo[n], hi[n] }
             if (n in osbad) printf "    %s disagrees with the OS view (%s %s) in %d confirmed runs\n", n, oss[n], osv[n], osbad[n] }
           printf "  confirmed values contradicting a published figure or each other: %d\n", bad
           printf "  published figures established (runs of %d):", runs
