@@ -33,6 +33,11 @@ struct xray__arena {
   size_t len, maplen;
   void *map;
   int full; /* the last reserve failed for want of memory (ENOMEM) */
+  /* A sparse arena (map NULL): only the pages its chains touch are
+   * mapped, each run of them on its own; their numbers from base, in
+   * order (real/arena.c). */
+  uint64_t *pages;
+  size_t npages, cappages;
 };
 
 /* Loads per call of xray__chase_run per iteration. */
