@@ -443,8 +443,11 @@ report_costs(const struct tc *c, struct found *f, struct tvals *v)
       v->m1->unconfirmed = 1;
     }
   } else {
-    xray__value_unknown(v->e2, "one step only in the translation cost up to 16384 pages");
-    xray__value_unknown(v->a2, "one step only in the translation cost up to 16384 pages");
+    char why[200];
+    snprintf(why, sizeof why, "one step only in the translation cost up to %zu pages%s", c->kmax,
+             c->kwhy);
+    xray__value_unknown(v->e2, why);
+    xray__value_unknown(v->a2, why);
     xray__value_unknown(v->m1, "one TLB level: see XRAY_TLB_MISS_LATENCY");
     xray__value_measured(v->m, floor(f->st[0].hi - f->st[0].lo + 0.5), "plateau after the step");
     v->m->exact = f->st[0].hi - f->st[0].lo;
@@ -496,6 +499,35 @@ report_page(struct tc *c, struct found *f, struct tvals *v)
   }
 }
 
+/* The translation cost of K_MIN to K_MAX pages, 4 points an octave; a
+ * point this process has no memory for (a limit such as ulimit -v) ends
+ * the scan at the points before it, and the reasons that rest on its
+ * extent say so. */
+static void
+scan(struct tc *c, struct xray__curve *cv)
+{
+  double r = pow(2.0, 1.0 / 4), x, y;
+  int i;
+
+  c->kmax = K_MAX;
+  c->kwhy = "";
+  for (i = 0; (x = K_MIN * pow(r, i)) <= K_MAX * 1.000001; i++) {
+    int short_before = c->m->short_of_room, room;
+    c->m->short_of_room = 0;
+    y = tlb_point(c, x);
+    room = c->m->short_of_room;
+    c->m->short_of_room |= short_before;
+    if (isnan(y) && room && cv->n > 0) {
+      c->failed = 0;
+      c->kmax = (size_t) cv->x[cv->n - 1];
+      c->kwhy = ", as many as this process may map (a limit such as ulimit -v)";
+      return;
+    }
+    if (xray__curve_add(cv, x, y))
+      return;
+  }
+}
+
 static int
 tlb_run(xray_machine *m, xray_report *r)
 {
@@ -519,11 +551,14 @@ tlb_run(xray_machine *m, xray_report *r)
   c.rng = UINT64_C(0xa4093822299f31d0);
   c.page = m->page ? m->page : 4096;
   c.deadline = m->timed ? xray__now() + TLB_BUDGETS * m->budget : 0;
-  xray__scan(&cv, K_MIN, K_MAX, 4, tlb_point, &c);
+  scan(&c, &cv);
   f.ns = c.failed ? 0 : xray__find_steps(&cv, 0.3, f.st, MAX_STEPS);
   if (f.ns == 0) {
-    snprintf(why, sizeof why, "%.190s", c.failed ? m->error
-             : "translation costs nothing measurable up to 16384 pages");
+    if (c.failed)
+      snprintf(why, sizeof why, "%.190s", m->error);
+    else
+      snprintf(why, sizeof why, "translation costs nothing measurable up to %zu pages%s", c.kmax,
+               c.kwhy);
     xray__value_unknown(v.page, why);
     xray__value_unknown(v.e1, why);
     xray__value_unknown(v.a1, why);

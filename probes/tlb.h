@@ -21,6 +21,10 @@ struct tc {
   /* Pages that keep the first level missing (0: none); see
    * xray__tlb_cost. */
   size_t fill;
+  /* The scan's last page count: K_MAX, or fewer where this process may
+   * map no more (kwhy says so; else it is empty). */
+  size_t kmax;
+  const char *kwhy;
   /* The probe's deadline (0: none, an untimed machine): every value is
    * measured once; the counts taken again, to agree or to confirm, only
    * before it. */

@@ -183,6 +183,7 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 
   xray__machine_begin(m);
   m->error[0] = 0;
+  m->short_of_room = 0;
   for (i = 0; i < 16 && m->probe_seen[i] && m->probe_seen[i] != p; i++)
     ;
   if (i < 16) {
@@ -231,7 +232,9 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
       xray__value_doubt(v, "; not confirmed: an effective share of a shared level, which "
                         "other cores' load moves");
   }
-  if (rc && ran && !m->error[0])
+  /* Nor did one that lacked memory for its experiments: a limit on the
+   * process (ulimit -v) leaves its values unknown, each saying so. */
+  if (rc && ran && (!m->error[0] || m->short_of_room))
     rc = 0;
   check_invariants(r);
   return rc;
