@@ -157,7 +157,7 @@ void
 caches_shape_of(struct cc *c, struct shape *S, int need_ns)
 {
   int i, *first = S->first, *last = S->last;
-  int cut = c->out_of_time || c->out_of_room; /* the scan stopped short */
+  int cut = c->out_of_time || c->out_of_room || c->short_of_lines; /* the scan stopped short */
 
   for (i = 0; i < c->npt; i++)
     S->y[i] = caches_mean(&c->pt[i]);
@@ -543,7 +543,7 @@ caches_refine_slopes(struct cc *c, const struct shape *S)
 }
 
 /* Points from K_MIN pages up, PER_OCTAVE to the octave, until the curve
- * settles on memory, the chain would pass LINES_MAX loads or (on the real
+ * settles on memory, the chain would pass c->lines_max loads or (on the real
  * machine) SCAN_BUDGETS budgets have passed; a later call goes on from
  * where the last one stopped.  Returns 1 if it can go on. */
 int
@@ -554,8 +554,10 @@ caches_scan(struct cc *c, struct shape *S)
   for (; c->npt < MAX_PTS; c->next++) {
     x = K_MIN * pow(r, c->next);
     x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
-    if (ceil(x) * (double) c->lpp > (double) LINES_MAX)
+    if (ceil(x) * (double) c->lpp > (double) c->lines_max) {
+      c->short_of_lines = c->lines_max < LINES_MAX;
       return 0;
+    }
     if (c->npt && x <= c->pt[c->npt - 1].k)
       continue;
     if (c->start > 0 && xray__now() > c->start + SCAN_BUDGETS * c->m->budget) {

@@ -516,8 +516,9 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
              "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
              "beyond the %d found may follow",
              c->pt[c->npt - 1].k, c->m->hardware ? ", 50 ns or more" : "",
-             c->out_of_room       ? " within the memory this process may map (a limit such as "
-                                    "ulimit -v)"
+             c->out_of_room || c->short_of_lines
+                 ? " within the memory this process may map (a limit such as "
+                   "ulimit -v)"
                  : c->out_of_time ? " within the time budget (--budget)"
                                   : "",
              nl);

@@ -438,6 +438,19 @@ cc_free(struct cc *c)
   }
 }
 
+/* The chains' offsets (two a load, for the pairs of the line test), for
+ * LINES_MAX loads, or where a limit on the process's memory (ulimit -v)
+ * refuses that, for fewer, down to LINES_MIN: the scan then ends
+ * earlier, and says why.  0 if not even those. */
+static int
+alloc_offsets(struct cc *c)
+{
+  for (c->lines_max = LINES_MAX; c->lines_max >= LINES_MIN; c->lines_max /= 2)
+    if ((c->off = malloc(2 * c->lines_max * sizeof *c->off)))
+      return 1;
+  return 0;
+}
+
 static int
 caches_run(xray_machine *m, xray_report *r)
 {
@@ -456,10 +469,8 @@ caches_run(xray_machine *m, xray_report *r)
   }
   if (!c || !S || !vlev || !(c->pool = malloc(POOL_MAX * sizeof *c->pool))
       || !(c->slot = malloc(POOL_MAX * sizeof *c->slot))
-      || !(c->cls = malloc(c->pph * sizeof *c->cls))
-      || !(c->used = calloc(c->pph, sizeof *c->used))
-      || !(c->place = calloc(POOL_MAX, sizeof *c->place))
-      || !(c->off = malloc(2 * LINES_MAX * sizeof *c->off))
+      || !(c->cls = malloc(c->pph * sizeof *c->cls)) || !(c->used = calloc(c->pph, sizeof *c->used))
+      || !(c->place = calloc(POOL_MAX, sizeof *c->place)) || !alloc_offsets(c)
       || !(c->blk = malloc(BLOCK * c->lpp * sizeof *c->blk))) {
     cc_free(c);
     free(S);
@@ -471,7 +482,7 @@ caches_run(xray_machine *m, xray_report *r)
   c->jumps = xray__machine_jumps(m);
   c->rng = UINT64_C(0x13198a2e03707344);
   c->prng = UINT64_C(0xa4093822299f31d0);
-  kmax = (double) (LINES_MAX / c->lpp);
+  kmax = (double) (c->lines_max / c->lpp);
   c->start = m->timed ? xray__now() : 0;
   c->deadline = m->timed ? c->start + SLOPE_BUDGETS * m->budget : 0;
   find_levels(c, S);

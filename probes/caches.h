@@ -14,6 +14,10 @@
 #define LINE_STEP 64
 #define K_MIN 0.125
 #define LINES_MAX ((size_t) 1 << 21)
+/* The fewest loads a chain may have where the memory for the chains'
+ * offsets is short (a limit such as ulimit -v): a conflict set of
+ * CONFLICT_MAX_PAGES pages at 256 loads a page. */
+#define LINES_MIN ((size_t) 1 << 18)
 #define BLOCK 16                        /* pages visited together */
 #define PER_OCTAVE 6
 #define POOL_MIN 8192
@@ -72,6 +76,8 @@ struct cc {
   int noroom; /* the failure: no memory to lay the chain out in */
   int out_of_time;                      /* the scan stopped at its deadline */
   int out_of_room; /* a draw found no memory: the scan and the draws stopped */
+  size_t lines_max; /* the loads a chain may have: LINES_MAX, or fewer */
+  int short_of_lines; /* the scan stopped at lines_max < LINES_MAX */
   double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
   long tests;                           /* conflict tests of the level so far */
