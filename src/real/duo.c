@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #endif
 #include "real/real.h"
-#include "real/real.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -303,7 +302,7 @@ xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, double tick
   for (i = d->b < 0 ? 0 : 1; i >= 0; i--) {
     s[i].r = &r;
     s[i].which = i;
-    if (pthread_create(&th[i], NULL, side_run, &s[i]) != 0) {
+    if (xray__real_thread(&th[i], side_run, &s[i]) != 0) {
       fail(&r, "cannot start a thread");
       break;
     }

@@ -21,6 +21,27 @@
 #include <pthread.h>
 #include <sched.h>
 
+/* A timing thread's stack: its loops and their callers need a few KB,
+ * and the default (8 MB of address space a thread) would keep a team
+ * from starting under a limit such as ulimit -v. */
+#define THREAD_STACK ((size_t) 256 << 10)
+
+int
+xray__real_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+  pthread_attr_t at;
+  int rc;
+
+  if (pthread_attr_init(&at))
+    return pthread_create(t, NULL, fn, arg);
+  if (pthread_attr_setstacksize(&at, THREAD_STACK) == 0)
+    rc = pthread_create(t, &at, fn, arg);
+  else
+    rc = pthread_create(t, NULL, fn, arg);
+  pthread_attr_destroy(&at);
+  return rc;
+}
+
 /* Eight independent chains of double adds: bound by the adders' throughput
  * on every core we know, and immune to reassociation (no -ffast-math). */
 static double
@@ -121,7 +142,7 @@ run(struct worker *w, int n)
     w[i].best[0] = w[i].best[1] = HUGE_VAL;
     w[i].go = &go;
     w[i].stop = &stop;
-    if (pthread_create(&th[i], NULL, work, &w[i]) != 0) {
+    if (xray__real_thread(&th[i], work, &w[i]) != 0) {
       rc = -1;
       break;
     }

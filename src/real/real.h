@@ -22,6 +22,12 @@ void *xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char
                         size_t errlen);
 void *xray__chase_run(void *p, uint64_t iters);
 
+#ifdef __linux__
+#include <pthread.h>
+/* real/pairs.c: pthread_create for a timing thread, with a small stack. */
+int xray__real_thread(pthread_t *t, void *(*fn)(void *), void *arg);
+#endif
+
 /* real/sigill.c: 1 if fn(ctx) ran to its end, 0 if the processor
  * refused one of its instructions (SIGILL).  Threads take turns. */
 int xray__real_executes(void (*fn)(void *ctx), void *ctx);

@@ -190,7 +190,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
     mem[i].t = &t;
     mem[i].cpu = cpu[i];
     mem[i].arena = &(*team)[i];
-    if (pthread_create(&th[i], NULL, member_run, &mem[i]) != 0)
+    if (xray__real_thread(&th[i], member_run, &mem[i]) != 0)
       break;
     started++;
   }
