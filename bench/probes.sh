@@ -6,7 +6,8 @@
 # cores probe still sees every CPU).  For each value: the distinct
 # results with their counts, and the OS view; for each probe: the wall time
 # of 'xray PROBE' (process start and clock calibration included), mean and
-# maximum; for values with an unrounded figure, its range over the runs.
+# maximum, and the sum of the means; for values with an unrounded figure,
+# its range over the runs.
 # A value xray did not confirm is marked '?', and under each
 # value that was unknown or unconfirmed, the reasons xray gave, counted.
 # Then the confirmed values that contradict something: the published
@@ -97,7 +98,8 @@ report() {
                close(why); for (r in c2) printf "      why: %s x%d\n", r, c2[r]; delete c2 } }' \
     why="$tmp/$1.r" "$tmp/$1.v"
   awk '{ s[$1] += $2; if ($2 > mx[$1]) mx[$1] = $2; n[$1]++; if (!($1 in o)) o[$1] = ++k; name[o[$1]] = $1 }
-       END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; print "" }' "$tmp/$1.s"
+       END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) { printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; t += s[name[i]] / n[name[i]] }
+             printf "\n  sum of the probes'"'"' means: %.2f s\n", t }' "$tmp/$1.s"
 }
 
 # This CPU's published figures as NAME FIGURE TOLERANCE lines (tests/lib.sh).
