@@ -512,12 +512,9 @@ scan(struct tc *c, struct xray__curve *cv)
   c->kmax = K_MAX;
   c->kwhy = "";
   for (i = 0; (x = K_MIN * pow(r, i)) <= K_MAX * 1.000001; i++) {
-    int short_before = c->m->short_of_room, room;
-    c->m->short_of_room = 0;
+    unsigned room = c->m->short_of_room;
     y = tlb_point(c, x);
-    room = c->m->short_of_room;
-    c->m->short_of_room |= short_before;
-    if (isnan(y) && room && cv->n > 0) {
+    if (isnan(y) && c->m->short_of_room > room && cv->n > 0) {
       c->failed = 0;
       c->kmax = (size_t) cv->x[cv->n - 1];
       c->kwhy = ", as many as this process may map (a limit such as ulimit -v)";

@@ -224,7 +224,7 @@ xray__machine_measure(xray_machine *m, const char *probe, const char *kernel, do
         : m->failure == XRAY__FAIL_UNRECORDED  ? XRAY__UNRECORDED
         : m->failure == XRAY__FAIL_ROOM        ? XRAY__NO_ROOM
                                                : XRAY__FAILED;
-  m->short_of_room |= g.status == XRAY__NO_ROOM;
+  m->short_of_room += g.status == XRAY__NO_ROOM;
   return g;
 }
 

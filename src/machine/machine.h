@@ -154,7 +154,7 @@ struct xray_machine {
   char types[256]; /* TYPE,... for the registers probe */
   char error[200]; /* why a measurement was impossible, for people */
   enum xray__failure failure; /* and what kind of why, for probes */
-  int short_of_room; /* a measurement of this probe's had no memory (XRAY__FAIL_ROOM) */
+  unsigned short_of_room; /* this probe's measurements that had no memory (XRAY__FAIL_ROOM) */
   /* Values taken as given (xray_machine_give): a probe that rests on one
    * of them uses it where no earlier probe of its run set it, instead of
    * measuring it again (xray__resting_on). */

@@ -86,24 +86,18 @@ page_bytes(void)
   return p > 0 ? (size_t) p : 4096;
 }
 
-/* Sparse arena a's pages first..first+n-1 unmapped: ours alone, never a
- * hole between them that some other mapping may have taken since. */
-static void
-unmap_run(struct xray__arena *a, uint64_t first, size_t n)
-{
-  munmap(a->base + first * page_bytes(), n * page_bytes());
-}
-
-/* Every page of sparse arena a unmapped; its place and list kept. */
+/* Every page of sparse arena a unmapped, a run of neighbours at a time
+ * (ours alone: never a hole between them, which some other mapping may
+ * have taken since); its place and list kept. */
 static void
 sparse_release(struct xray__arena *a)
 {
-  size_t i, j;
+  size_t pg = page_bytes(), i, j;
 
   for (i = 0; i < a->npages; i = j) {
     for (j = i + 1; j < a->npages && a->pages[j] == a->pages[j - 1] + 1; j++)
       ;
-    unmap_run(a, a->pages[i], j - i);
+    munmap(a->base + a->pages[i] * pg, (j - i) * pg);
   }
   a->npages = 0;
 }
@@ -259,7 +253,7 @@ sparse_start(struct xray__arena *a, size_t len, const struct xray__chase *c, cha
   void *brk = sbrk(0);
   uintptr_t lo = (uintptr_t) brk + ((uintptr_t) 1 << 32), hi, at;
   void *probe = mmap(NULL, page_bytes(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  int t;
+  int t, full;
 
   snprintf(err, errlen, "no room in the address space for a pointer chase of %zu MB", len >> 20);
   if (probe == MAP_FAILED || brk == (void *) -1)
@@ -271,14 +265,13 @@ sparse_start(struct xray__arena *a, size_t len, const struct xray__chase *c, cha
     memset(a, 0, sizeof *a);
     a->base = (char *) at;
     a->len = len;
-    if (sparse_add(a, c, err, errlen) == 0 && a->pages)
+    if (sparse_add(a, c, err, errlen) == 0)
       return 0;
-    t = a->full ? 3 : t; /* the limit, not a taken page: no use elsewhere */
-    {
-      int full = a->full;
-      xray__arena_free(a);
-      a->full = full;
-    }
+    full = a->full;
+    xray__arena_free(a);
+    a->full = full;
+    if (full)
+      break; /* the limit, not a taken page: no use elsewhere */
   }
   return -1;
 }
