@@ -150,6 +150,18 @@ count_levels(struct tc *c, const struct xray__curve *cv, struct found *f)
     f->e[1] = f->rough[1];
 }
 
+/* Counts v[0..n-1] as text, each after a space (" 4 7 6 8"), in s. */
+static const char *
+counts_text(const size_t *v, size_t n, char *s, size_t size)
+{
+  size_t i, len = 0;
+
+  s[0] = 0;
+  for (i = 0; i < n && len < size; i++)
+    len += (size_t) snprintf(s + len, size - len, " %zu", v[i]);
+  return s;
+}
+
 /* The entries nearest e that are w ways of a power of two sets, if e is
  * within SETS_SNAP of them; else 0. */
 static size_t
@@ -208,12 +220,75 @@ count_l2_ways(struct tc *c, const struct found *f, size_t fill)
   return w;
 }
 
+/* The second level's ways counted where its pages start elsewhere.  Pages
+ * 4096 apart share one set of a level indexed by the page number's low
+ * bits wherever they start, and every start gives the same count.  On
+ * some levels the count changes with the start instead, and repeats at
+ * one start: one whose index takes in more of the address puts the fill
+ * pages in the strided pages' set at some starts, and entries that the
+ * chase does not make (the walks' own, the host's) hold ways of some sets
+ * for a while.  A count taken again at the same start is then no second
+ * view, and two starts can give the same short count.  So they are
+ * counted at starts an odd number of pages apart (other sets of any
+ * hashed index), three at least, and until the most any count came to
+ * has come twice: a way held only ever shortens a count, so that most is
+ * the level's.  Unless a count fell below three quarters of it: then
+ * something held ways through several counts, and may have held them
+ * through all (the host takes them for seconds at a time), so the most
+ * is not confirmed, and no more are counted. */
+#define PLACEMENTS 5
+#define PLACED_MIN 3
+static const size_t place_shift[PLACEMENTS] = { 0, 1031, 2053, 3079, 4093 };
+
+struct placed {
+  size_t w[PLACEMENTS], n, most, times, least; /* least: of the counts not 0 */
+  char why[120]; /* why no more were counted, if they stop short */
+};
+
+/* Whether the counts so far spread too far to confirm their most. */
+static int
+placed_spread(const struct placed *k)
+{
+  return 4 * k->least < 3 * k->most;
+}
+
+static void
+count_placed(struct tc *c, const struct found *f, size_t fill, struct placed *k)
+{
+  while (k->n < PLACEMENTS && (k->n < PLACED_MIN || k->times < 2) && !placed_spread(k)) {
+    size_t w;
+    if (k->n && tlb_late(c)) {
+      snprintf(k->why, sizeof k->why, "the time budget (--budget) was spent");
+      return;
+    }
+    c->shift = place_shift[k->n];
+    w = count_l2_ways(c, f, fill);
+    c->shift = 0;
+    if (c->failed && k->n) {
+      /* A start this process cannot map, or one a recording does not
+       * hold: the counts so far stand, unconfirmed. */
+      snprintf(k->why, sizeof k->why, "%s", c->m->error);
+      c->failed = 0;
+      return;
+    }
+    k->w[k->n++] = w;
+    if (w > k->most)
+      k->most = w, k->times = 1;
+    else if (w && w == k->most)
+      k->times++;
+    if (w && (!k->least || w < k->least))
+      k->least = w;
+    if (c->failed || !k->most || 2 * k->most > f->e[1])
+      return;
+  }
+}
+
 /* The second level's ways, from pages 4096 apart among pages that keep
  * the first level missing; they must divide its entries. */
 static void
 l2_ways(struct tc *c, struct found *f, struct tvals *v)
 {
-  char method[200], why[200];
+  char method[320], why[300], counts[48];
 
   /* Ways of the second level: pages 4096 apart again, now with more
    * pages than the first level holds in its other sets (the fill below),
@@ -231,8 +306,12 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
      * slope ends the floor early: a 4-way second level read 2. */
     size_t sets1 = f->ways && f->ways < f->e[0] ? f->e[0] / f->ways : 1;
     size_t fill = f->e[0] + (f->e[0] / 4 > sets1 ? f->e[0] / 4 : sets1) + 1, w2, snapped = 0;
+    struct placed k = { .n = 0 };
     int again = 0;
-    w2 = count_l2_ways(c, f, fill);
+
+    count_placed(c, f, fill, &k);
+    w2 = k.most;
+    counts_text(k.w, k.n, counts, sizeof counts);
     /* A count that is not the ways x a power of two sets may be one
      * that the host cut short or drew out (it holds entries for a while,
      * or slows a pass): counted once more, from the start, and the new
@@ -259,38 +338,33 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
     } else if (!snapped) {
       snprintf(why, sizeof why,
                "pages 4096 apart among pages that keep the first level "
-               "missing cost from %zu pages on, and %zu entries (%s) are not %zu "
-               "ways of a power of two sets",
-               w2 + 1, f->e[1],
+               "missing cost from %zu pages on (counts at %zu starts:%s), and %zu entries (%s) "
+               "are not %zu ways of a power of two sets",
+               w2 + 1, k.n, counts, f->e[1],
                again ? "counted twice" : "not counted again: the time budget (--budget) was spent",
                w2);
       xray__value_unknown(v->a2, why);
       snprintf(f->e1why, sizeof f->e1why, "not its ways x a power of two sets");
     } else {
-      /* Every power of two ways fits a power-of-two count: there the
-       * fit is no second view of the ways (one count on a shared host can
-       * differ from run to run), and they are counted once more.  The
-       * count keeps the fit as its own check: an exact count within
-       * SETS_SNAP of a power of two is one few wrong counts come to. */
-      size_t w3 = w2;
-      int pow2 = !(snapped & (snapped - 1)), once = pow2 && tlb_late(c);
-      if (pow2 && !once)
-        w3 = count_l2_ways(c, f, fill);
+      /* The fit to the entries is no second view of the ways: a power-
+       * of-two count fits every power of two ways, and counts short by
+       * a held way or two fit some other.  The counts at two starts are:
+       * the most, twice.  The entries keep the fit as their own check:
+       * an exact count within SETS_SNAP of ways x a power of two sets is
+       * one few wrong counts come to. */
       snprintf(method, sizeof method,
                "pages 4096 apart among %zu that keep the first level "
-               "missing, one line each, less the same lines packed: walks from %zu pages on%s",
-               fill, w2 + 1, pow2 && !once && w3 == w2 ? ", twice" : "");
+               "missing, one line each, less the same lines packed: walks from %zu pages on "
+               "(counts at %zu starts:%s)",
+               fill, w2 + 1, k.n, counts);
       xray__value_measured(v->a2, (double) w2, method);
-      if (once)
+      if (placed_spread(&k))
         xray__value_doubt(v->a2,
-                          "; not confirmed: any power of two ways fits %zu entries, and "
-                          "the time budget (--budget) was spent before a second count",
-                          snapped);
-      else if (w3 != w2)
-        xray__value_doubt(v->a2,
-                          "; not confirmed: any power of two ways fits %zu entries, and "
-                          "counted again they came to %zu%s",
-                          snapped, w3, w3 ? "" : " (no clean step)");
+                          "; not confirmed: a count below three quarters of the most "
+                          "says other entries held ways of the set");
+      else if (k.times < 2)
+        xray__value_doubt(v->a2, "; not confirmed: the most came once%s%s",
+                          k.why[0] ? "; not counted at another start: " : "", k.why);
       f->e1_counted = f->e[1];
       f->e[1] = snapped;
     }
@@ -347,18 +421,6 @@ counted_twice(const struct found *f)
   return k >= 2;
 }
 
-/* The counts of the first level's runs, each after a space, in s. */
-static const char *
-counts0(const struct found *f, char *s, size_t size)
-{
-  size_t i, len = 0;
-
-  s[0] = 0;
-  for (i = 0; i < f->nc0 && len < size; i++)
-    len += (size_t) snprintf(s + len, size - len, " %zu", f->c0[i]);
-  return s;
-}
-
 /* Each level's entry count, with how it was counted. */
 static void
 report_entries(struct found *f, struct tvals *v)
@@ -410,7 +472,7 @@ report_entries(struct found *f, struct tvals *v)
     else if (i == 0 && f->exact[0] && !counted_twice(f)) {
       char counts[64];
       xray__value_doubt(v->e1, "; not confirmed: counted %zu only once (counts:%s)%s", f->e[0],
-                        counts0(f, counts, sizeof counts),
+                        counts_text(f->c0, f->nc0, counts, sizeof counts),
                         f->late0 ? "; not counted again: the time budget (--budget) was spent"
                                  : "");
     }

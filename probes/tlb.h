@@ -21,6 +21,9 @@ struct tc {
   /* Pages that keep the first level missing (0: none); see
    * xray__tlb_cost. */
   size_t fill;
+  /* Where the strided pages (and their fill) start, in pages: see
+   * l2_ways. */
+  size_t shift;
   /* The scan's last page count: K_MAX, or fewer where this process may
    * map no more (kwhy says so; else it is empty). */
   size_t kmax;

@@ -39,17 +39,18 @@ xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n, enum xray__a
 }
 
 /* Lines spread over every L1 set: line i at offset (i mod lines-per-page)
- * times 64 of page p(i).  With p(i) = i stride the chain touches n pages,
- * and then fill more past them whose numbers are not multiples of 16;
- * with p(i) = i / lines-per-page (stride 0), the fewest pages that hold
- * the same lines. */
+ * times 64 of page p(i).  With p(i) = shift + i stride the chain touches n
+ * pages, and then fill more past them whose distances from the first are
+ * not multiples of 16; with p(i) = i / lines-per-page (stride 0), the
+ * fewest pages that hold the same lines. */
 static size_t
-spread(uint64_t *off, size_t n, size_t fill, size_t page, size_t stride)
+spread(uint64_t *off, size_t n, size_t fill, size_t page, size_t stride, size_t shift)
 {
   size_t i, k, per = page / 64;
 
   for (i = 0, k = 1; i < n + fill; i++) {
-    uint64_t pg = !stride ? i / per : i < n ? (uint64_t) i * stride : (uint64_t) n * stride + k;
+    uint64_t pg =
+        !stride ? i / per : shift + (i < n ? (uint64_t) i * stride : (uint64_t) n * stride + k);
     off[i] = pg * page + (i % per) * 64;
     if (stride && i >= n)
       k += k % 16 == 15 ? 2 : 1;
@@ -58,16 +59,20 @@ spread(uint64_t *off, size_t n, size_t fill, size_t page, size_t stride)
 }
 
 double
-xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
+xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride, size_t shift,
                enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base)
 {
   size_t page = m->page ? m->page : 4096;
   char layout[64];
   double t, r;
 
-  snprintf(layout, sizeof layout, "s%zu+%zu", stride, fill);
-  t = xray__chase_time(m, off, spread(off, n, fill, page, stride), arena, rng, probe, layout);
-  r = xray__chase_time(m, off, spread(off, n, fill, page, 0), arena, rng, probe, "packed");
+  if (shift)
+    snprintf(layout, sizeof layout, "s%zu+%zu@%zu", stride, fill, shift);
+  else
+    snprintf(layout, sizeof layout, "s%zu+%zu", stride, fill);
+  t = xray__chase_time(m, off, spread(off, n, fill, page, stride, shift), arena, rng, probe,
+                       layout);
+  r = xray__chase_time(m, off, spread(off, n, fill, page, 0, 0), arena, rng, probe, "packed");
   if (base)
     *base = r;
   return t - r;

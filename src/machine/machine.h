@@ -53,14 +53,16 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__are
 double xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n,
                            enum xray__arena_kind arena, const char *probe, const char *layout);
 
-/* The cost per load of translation: n lines, one in each of pages 0,
- * stride, 2 stride, ... and in fill more pages past them, none a multiple
- * of 16 (so in other sets of any level of 16 sets or more than the strided
- * ones), at offsets that spread them over every L1 set, less the same
- * lines packed into the fewest pages.  The packed chain's time goes to
- * *base if not NULL.  off has room for n + fill. */
+/* The cost per load of translation: n lines, one in each of pages shift,
+ * shift + stride, shift + 2 stride, ... and in fill more pages past them,
+ * none a multiple of 16 pages from the first (so in other sets of any
+ * level of 16 sets or more than the strided ones), at offsets that spread
+ * them over every L1 set, less the same lines packed into the fewest
+ * pages.  The packed chain's time goes to *base if not NULL.  off has room
+ * for n + fill. */
 double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
-                      enum xray__arena_kind arena, uint64_t *rng, const char *probe, double *base);
+                      size_t shift, enum xray__arena_kind arena, uint64_t *rng, const char *probe,
+                      double *base);
 
 /* Two CPUs at once (the sharing and interference probes): what CPU a
  * does, timed, while CPU b (-1: no one) does its part.
