@@ -162,6 +162,50 @@ counts_text(const size_t *v, size_t n, char *s, size_t size)
   return s;
 }
 
+/* A second level with no exact count after two tries: its step may be
+ * one the host drew.  Its bursts add time to a few points of the scan at
+ * a time, and a burst early in the second level's plateau reads as a
+ * step far below its entries, whose ramps then hold nothing to count.
+ * So the scan is taken again past the first level's step, each point the
+ * lesser of its two passes (the host only adds time), and the level is
+ * counted again where its step moved.  The first level's step must stay
+ * where it was. */
+static void
+rescan(struct tc *c, struct xray__curve *cv, struct found *f)
+{
+  struct xray__step st[MAX_STEPS];
+  size_t i, ns, was = (size_t) cv->x[f->st[1].first_high];
+  int exact;
+
+  for (i = f->st[0].first_high; i < cv->n; i++) {
+    double y = tlb_point(c, cv->x[i]);
+    if (isnan(y)) {
+      c->failed = 0; /* the first pass stands */
+      return;
+    }
+    cv->y[i] = fmin(cv->y[i], y);
+  }
+  ns = xray__find_steps(cv, 0.3, st, MAX_STEPS);
+  if (ns < 2 || st[0].first_high != f->st[0].first_high || st[0].last_low != f->st[0].last_low
+      || (size_t) cv->x[st[1].first_high] == was || tlb_late(c))
+    return;
+  f->rough[1] = tlb_edge(c, (size_t) cv->x[st[1].last_low], (size_t) cv->x[st[1].first_high],
+                         st[1].lo + ONSET * (st[1].hi - st[1].lo))
+      - 1;
+  exact = !tlb_exact_entries(c, (double) f->rough[1], f->e[0], st[1].hi - st[1].lo, &f->e[1],
+                             &f->stride[1], f->whys[1], sizeof f->whys[1]);
+  memcpy(f->st + 1, st + 1, (ns - 1) * sizeof *st);
+  f->ns = ns;
+  f->exact[1] = exact;
+  if (!exact) {
+    size_t len = strlen(f->whys[1]);
+    f->e[1] = f->rough[1];
+    snprintf(f->whys[1] + len, sizeof f->whys[1] - len,
+             "; scanned again, the step moved from %zu pages to %.0f", was,
+             cv->x[st[1].first_high]);
+  }
+}
+
 /* The entries nearest e that are w ways of a power of two sets, if e is
  * within SETS_SNAP of them; else 0. */
 static size_t
@@ -627,6 +671,8 @@ tlb_run(xray_machine *m, xray_report *r)
     xray__value_unknown(v.m, why);
   } else {
     count_levels(&c, &cv, &f);
+    if (f.ns > 1 && !f.exact[1] && !c.failed && !tlb_late(&c))
+      rescan(&c, &cv, &f);
     report_dtlb_ways(&c, &f, &v);
     l2_ways(&c, &f, &v);
     recount_l2(&c, &f);
