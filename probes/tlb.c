@@ -296,6 +296,7 @@ placed_spread(const struct placed *k)
   return 4 * k->least < 3 * k->most;
 }
 
+/* The counts at place_shift's starts, in turn, into k (see above). */
 static void
 count_placed(struct tc *c, const struct found *f, size_t fill, struct placed *k)
 {
@@ -392,10 +393,10 @@ l2_ways(struct tc *c, struct found *f, struct tvals *v)
     } else {
       /* The fit to the entries is no second view of the ways: a power-
        * of-two count fits every power of two ways, and counts short by
-       * a held way or two fit some other.  The counts at two starts are:
-       * the most, twice.  The entries keep the fit as their own check:
-       * an exact count within SETS_SNAP of ways x a power of two sets is
-       * one few wrong counts come to. */
+       * a held way or two fit some other.  The counts at other starts
+       * are that view: their most, twice.  The entries keep the fit as
+       * their own check: an exact count within SETS_SNAP of ways x a
+       * power of two sets is one few wrong counts come to. */
       snprintf(method, sizeof method,
                "pages 4096 apart among %zu that keep the first level "
                "missing, one line each, less the same lines packed: walks from %zu pages on "
