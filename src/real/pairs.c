@@ -34,10 +34,7 @@ xray__real_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 
   if (pthread_attr_init(&at))
     return pthread_create(t, NULL, fn, arg);
-  if (pthread_attr_setstacksize(&at, THREAD_STACK) == 0)
-    rc = pthread_create(t, &at, fn, arg);
-  else
-    rc = pthread_create(t, NULL, fn, arg);
+  rc = pthread_create(t, pthread_attr_setstacksize(&at, THREAD_STACK) ? NULL : &at, fn, arg);
   pthread_attr_destroy(&at);
   return rc;
 }
