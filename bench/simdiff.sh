@@ -39,13 +39,15 @@ case " $* ${XRAY_SIMULATE:+sim}" in
   *" --simulate"* | *" -s"* | *" sim") ;;
   *) exec "$SIMDIFF_XRAY" "$@" ;;
 esac
-key=$(printf '%s\n' "$XRAY_SIMULATE" "$@" | cksum | tr ' ' _)
+# A test's own temporary folder (tests/lib.sh) is named anew each run.
+tmpname='s|[^ ]*/xray-test\.[A-Za-z0-9]*|TMP|g'
+key=$(printf '%s\n' "$XRAY_SIMULATE" "$@" | sed "$tmpname" | cksum | tr ' ' _)
 "$SIMDIFF_XRAY" "$@" >"$SIMDIFF_DIR/$key.$$.raw" 2>&1
 rc=$?
 cat "$SIMDIFF_DIR/$key.$$.raw"
-{ printf '$ XRAY_SIMULATE=%s xray %s\n' "$XRAY_SIMULATE" "$*"
+{ printf '$ XRAY_SIMULATE=%s xray %s\n' "$XRAY_SIMULATE" "$*" | sed "$tmpname"
   sed -e 's/^# seconds: .*/# seconds: -/' -e 's/"seconds": [0-9.]*/"seconds": -/g' \
-      -e 's/; [0-9.]* s)/; - s)/' "$SIMDIFF_DIR/$key.$$.raw"
+      -e 's/; [0-9.]* s)/; - s)/' -e "$tmpname" "$SIMDIFF_DIR/$key.$$.raw"
   echo "exit $rc"; } >"$SIMDIFF_DIR/$key.$$"
 rm -f "$SIMDIFF_DIR/$key.$$.raw"
 exit $rc
