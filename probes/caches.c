@@ -401,7 +401,7 @@ find_levels(struct cc *c, struct shape *S)
  * colours of the L1D in pages where its confirmed way spans more than one
  * (0: none, or not known). */
 static void
-load_step(xray_machine *m, const xray_report *r, struct cc *c)
+load_step(xray_machine *m, xray_report *r, struct cc *c)
 {
   static const char *const needs[] = { "XRAY_L1D_LINE", NULL }, *const deps[] = { "dcache", NULL };
   xray_report *own;

@@ -296,7 +296,7 @@ pairs_for(const double *level, int nl, size_t B)
 }
 
 static void
-constructive(xray_machine *m, const xray_report *rep, double *deadline, xray_value *v, int *agree)
+constructive(xray_machine *m, xray_report *rep, double *deadline, xray_value *v, int *agree)
 {
   double level[4], lat[4], line, y[NB][2][MAX_ROUNDS], t[NB][2][2], f[NB], miss, hit;
   char why[400];

@@ -108,8 +108,7 @@ view(xray_machine *m, double c, size_t ln, size_t nb, double lo, double hi, stru
  * run, else as given, else from a run of the dcache probe
  * (xray__resting_on); 0, or -1 with why. */
 static int
-l1d(xray_machine *m, const xray_report *rep, double *c, double *ln, double *lat, char *why,
-    size_t len)
+l1d(xray_machine *m, xray_report *rep, double *c, double *ln, double *lat, char *why, size_t len)
 {
   static const char *const needs[] = { "XRAY_L1D_SIZE", "XRAY_L1D_LINE", NULL };
   static const char *const deps[] = { "dcache", NULL };

@@ -142,10 +142,23 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
     v->ns = cycles / m->core_hz * 1e9;
 }
 
+/* Whether probe name set a value in r (or r is NULL). */
+static int
+ran_into(const xray_report *r, const char *name)
+{
+  size_t i;
+
+  for (i = 0; r && i < r->n; i++)
+    if (strcmp(r->v[i].probe, name) == 0)
+      return 1;
+  return 0;
+}
+
 const xray_report *
-xray__resting_on(xray_machine *m, const xray_report *rep, const char *const *names,
+xray__resting_on(xray_machine *m, xray_report *rep, const char *const *names,
                  const char *const *deps, xray_report **own)
 {
+  xray_report *memo;
   size_t i, j;
   int all = rep != NULL;
 
@@ -170,8 +183,26 @@ xray__resting_on(xray_machine *m, const xray_report *rep, const char *const *nam
       snprintf(v->method, sizeof v->method, "given");
     }
   }
-  for (j = 0; !all && deps[j]; j++)
-    xray_probe_run(xray_probe_find(deps[j]), m, *own);
+  if (all)
+    return *own;
+  /* A dependency runs once for all the probes of a report: into the
+   * report's memo (rep->deps), unless it ran into the report itself or
+   * the memo already.  Without a report (or memory for a memo), into
+   * *own. */
+  if (rep && !rep->deps)
+    rep->deps = xray_report_new();
+  memo = rep && rep->deps ? rep->deps : *own;
+  for (j = 0; deps[j]; j++)
+    if (!ran_into(rep, deps[j]) && !ran_into(memo, deps[j]))
+      xray_probe_run(xray_probe_find(deps[j]), m, memo);
+  if (memo == *own)
+    return *own;
+  /* *own: the report's values, then the memo's it lacks. */
+  for (i = 0; i < rep->n; i++)
+    (*own)->v[(*own)->n++] = rep->v[i];
+  for (i = 0; i < memo->n && (*own)->n < XRAY__REPORT_MAX; i++)
+    if (!xray_report_get(rep, memo->v[i].name))
+      (*own)->v[(*own)->n++] = memo->v[i];
   return *own;
 }
 
@@ -192,8 +223,8 @@ xray__sure(const xray_value *v)
 }
 
 int
-xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure, double *lat,
-                  int max, double *line, char *why, size_t len)
+xray__data_levels(xray_machine *m, xray_report *rep, double *level, int *sure, double *lat, int max,
+                  double *line, char *why, size_t len)
 {
   static const char *const names[4] = { "XRAY_L1D_SIZE", "XRAY_L2_SIZE", "XRAY_L3_SIZE",
                                         "XRAY_L4_SIZE" };

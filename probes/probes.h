@@ -41,12 +41,14 @@ void xray__icache_geometry(xray_machine *m, const xray_value *l1i, xray_value *a
 /* probes/ops.c: the report holding the values a probe rests on, names
  * (NULL-terminated): rep, where an earlier probe of this run set them all
  * there; else the values given to the machine (xray_machine_give), where
- * they hold them all, as a report of their own (source override); else a
- * run of each probe of deps (NULL-terminated) into one.  *own is that
- * report, for the caller to free, or NULL; NULL without memory. */
-const xray_report *xray__resting_on(xray_machine *m, const xray_report *rep,
-                                    const char *const *names, const char *const *deps,
-                                    xray_report **own);
+ * they hold them all, as a report of their own (source override); else
+ * rep's values with those of the probes of deps (NULL-terminated), each
+ * run once for all rep's probes: a probe of deps that set a value in rep,
+ * or ran for an earlier probe of rep (into rep->deps), is not run again.
+ * *own is that report, for the caller to free, or NULL; NULL without
+ * memory. */
+const xray_report *xray__resting_on(xray_machine *m, xray_report *rep, const char *const *names,
+                                    const char *const *deps, xray_report **own);
 /* ... v there is established (measured in this run, or given), and sure
  * (confirmed, or given as confirmed). */
 int xray__established(const xray_value *v);
@@ -63,8 +65,8 @@ int xray__sure(const xray_value *v);
  * whether the number of levels is; unless lat is NULL (else it holds
  * max), lat[i] is level i's load-to-use latency in cycles where it is
  * established, else NAN. */
-int xray__data_levels(xray_machine *m, const xray_report *rep, double *level, int *sure,
-                      double *lat, int max, double *line, char *why, size_t len);
+int xray__data_levels(xray_machine *m, xray_report *rep, double *level, int *sure, double *lat,
+                      int max, double *line, char *why, size_t len);
 
 /* probes/ops.c: the median of three pair tests of CPUs a and b (the
  * machine's pair op), so that one disturbed test does not make two cores

@@ -71,6 +71,8 @@ xray_report_new(void)
 void
 xray_report_free(xray_report *r)
 {
+  if (r)
+    xray_report_free(r->deps);
   free(r);
 }
 

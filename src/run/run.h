@@ -54,6 +54,9 @@ struct xray_report {
   char compiler[300]; /* CC and CFLAGS the C kernels were built with */
   double core_mhz;
   double seconds;
+  /* The values of the probes run for this report's probes to rest on,
+   * not listed in it (probes/ops.c: xray__resting_on); NULL: none yet. */
+  struct xray_report *deps;
 };
 
 /* An empty report in place; a value added to it (NULL if it is full). */
