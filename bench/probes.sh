@@ -19,10 +19,16 @@
 # than 10 %); and for each published figure, the runs that established it.
 # Numbers, not pass/fail.
 #
-# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE...
+# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
 #        bench/probes.sh dcache caches tlb
 #   -q: quiet runs only.
+#   -t: the probes together, one process a run (xray PROBE...), as a full
+#      run has them: a probe then rests on what an earlier one measured,
+#      and its seconds are its own share of the run; the whole process's
+#      wall time follows.  Without -t each probe runs alone, measuring
+#      what it rests on itself (bandwidth, sharing and interference: the
+#      caches probe's levels).
 #   -m MB: the busy CPU streams through MB megabytes instead of spinning
 #      (dd from /dev/zero): a neighbour that takes the shared cache.
 xray=./xray
@@ -30,26 +36,30 @@ runs=10
 cflags=${CFLAGS:--O2}
 busy=yes
 stream=
-while getopts x:n:c:qm: o; do
+together=
+while getopts x:n:c:qm:t o; do
   case $o in
     x) xray=$OPTARG ;;
     n) runs=$OPTARG ;;
     c) cflags=$OPTARG ;;
     q) busy= ;;
+    t) together=yes ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,32s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-m MB] PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE..." >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
 hog=
 trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
 trap 'exit 130' 1 2 15
 
-# series NAME: RUNS runs of every probe; NAME VALUE OS lines in $tmp/NAME.v,
-# NAME<tab>REASON lines in $tmp/NAME.r, PROBE SECONDS lines in $tmp/NAME.s
+# series NAME: RUNS runs of every probe (with -t, RUNS runs of one process
+# for them all); NAME VALUE OS lines in $tmp/NAME.v, NAME<tab>REASON lines
+# in $tmp/NAME.r, PROBE SECONDS lines in $tmp/NAME.s (with -t, also
+# '(whole-run) SECONDS' lines)
 series() {
   s=$1
   shift
@@ -60,9 +70,21 @@ series() {
   while [ "$i" -le "$runs" ]; do
     for p in "$@"; do
       t0=$(date +%s.%N)
-      "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+      if [ -n "$together" ]; then
+        "$xray" --format=json --cflags="$cflags" "$@" >"$tmp/out.json" 2>/dev/null
+      else
+        "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+      fi
       t1=$(date +%s.%N)
-      echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
+      if [ -n "$together" ]; then
+        # each probe's own seconds in the run (the JSON's), then the run's wall
+        awk '/"seconds": .*"probe": "/ { p = $0; sub(/.*"probe": "/, "", p); sub(/".*/, "", p)
+               t = $0; sub(/.*"seconds": /, "", t); sub(/,.*/, "", t); if (!(p in seen)) { seen[p] = 1; print p, t } }' \
+          "$tmp/out.json" >>"$tmp/$s.s"
+        echo "$t0 $t1" | awk '{ printf "(whole-run) %.3f\n", $2 - $1 }' >>"$tmp/$s.s"
+      else
+        echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
+      fi
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
                          v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v);
                          u = $0; sub(/.*"unit": "/, "", u); sub(/".*/, "", u); gsub(/ /, "_", u);
@@ -79,6 +101,7 @@ series() {
            /"method": ".*(not confirmed|not exact): / {
              r = $0; sub(/.*(not confirmed|not exact): /, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }' \
         "$tmp/out.json" >>"$tmp/$s.r"
+      [ -z "$together" ] || break # the one process ran them all
     done
     i=$((i + 1))
   done
@@ -98,8 +121,11 @@ report() {
                close(why); for (r in c2) printf "      why: %s x%d\n", r, c2[r]; delete c2 } }' \
     why="$tmp/$1.r" "$tmp/$1.v"
   awk '{ s[$1] += $2; if ($2 > mx[$1]) mx[$1] = $2; n[$1]++; if (!($1 in o)) o[$1] = ++k; name[o[$1]] = $1 }
-       END { printf "  seconds per probe (mean/max):"; for (i = 1; i <= k; i++) { printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; t += s[name[i]] / n[name[i]] }
-             printf "\n  sum of the probes'"'"' means: %.2f s\n", t }' "$tmp/$1.s"
+       END { printf "  seconds per probe (mean/max)%s:", together ? ", each its own share of one process" : ""
+             for (i = 1; i <= k; i++) if (name[i] != "(whole-run)") { printf " %s %.2f/%.2f", name[i], s[name[i]] / n[name[i]], mx[name[i]]; t += s[name[i]] / n[name[i]] }
+             printf "\n  sum of the probes'"'"' means: %.2f s\n", t
+             if (n["(whole-run)"]) printf "  the whole process (mean/max): %.2f/%.2f s\n", s["(whole-run)"] / n["(whole-run)"], mx["(whole-run)"] }' \
+    together="$together" "$tmp/$1.s"
 }
 
 # This CPU's published figures as NAME FIGURE TOLERANCE lines (tests/lib.sh).
