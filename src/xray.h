@@ -176,7 +176,11 @@ typedef struct xray_probe {
 
 const xray_probe *xray_probe_find(const char *name);
 const xray_probe *xray_probe_at(size_t i);      /* NULL past the last */
-/* Runs one probe, adds its values, fills the OS view; 0 on success. */
+/* Runs one probe, adds its values, fills the OS view; 0 on success.  A
+ * probe that rests on another's values (bandwidth on the caches probe's
+ * levels) takes them from r where an earlier probe set them, else runs
+ * that probe itself, once for r: r keeps what it measured (unlisted) for
+ * the next probes run into r, and xray_report_free frees it. */
 int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
 
 /* --- kinds of core (API version 5) --------------------------------------- */
