@@ -142,7 +142,7 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
     v->ns = cycles / m->core_hz * 1e9;
 }
 
-/* Whether probe name set a value in r (or r is NULL). */
+/* Whether probe name set a value in r (0 where r is NULL). */
 static int
 ran_into(const xray_report *r, const char *name)
 {

@@ -180,7 +180,8 @@ const xray_probe *xray_probe_at(size_t i);      /* NULL past the last */
  * probe that rests on another's values (bandwidth on the caches probe's
  * levels) takes them from r where an earlier probe set them, else runs
  * that probe itself, once for r: r keeps what it measured (unlisted) for
- * the next probes run into r, and xray_report_free frees it. */
+ * the next probes run into r, and that probe run into r later adds those
+ * values instead of measuring again.  xray_report_free frees them. */
 int xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r);
 
 /* --- kinds of core (API version 5) --------------------------------------- */

@@ -174,6 +174,29 @@ need_clock(const xray_machine *m, xray_value *v)
   withdraw(v, why);
 }
 
+/* A probe that ran into r's memo already (for an earlier probe of r that
+ * rests on it) is not run again: the values it established there move
+ * into r as they were measured, so that r lists the very values the
+ * earlier probe used.  0 where it established one; -1 where it did not
+ * (it runs again, and fails as a probe does). */
+static int
+from_memo(const xray_probe *p, xray_report *r)
+{
+  size_t i, first = r->n;
+  int some = 0;
+
+  for (i = 0; r->deps && i < r->deps->n; i++) {
+    const xray_value *v = &r->deps->v[i];
+    some |= strcmp(v->probe, p->name) == 0 && (v->source != XRAY_SOURCE_UNKNOWN || v->moot);
+  }
+  if (!some)
+    return -1;
+  for (i = 0; i < r->deps->n && r->n < XRAY__REPORT_MAX; i++)
+    if (strcmp(r->deps->v[i].probe, p->name) == 0)
+      r->v[r->n++] = r->deps->v[i];
+  return r->n > first ? 0 : -1;
+}
+
 int
 xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
 {
@@ -181,6 +204,8 @@ xray_probe_run(const xray_probe *p, xray_machine *m, xray_report *r)
   double t0 = xray__now(), dt;
   int rc, ran;
 
+  if (from_memo(p, r) == 0)
+    return 0;
   xray__machine_begin(m);
   m->error[0] = 0;
   m->short_of_room = 0;
