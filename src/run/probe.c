@@ -175,10 +175,10 @@ need_clock(const xray_machine *m, xray_value *v)
 }
 
 /* A probe that ran into r's memo already (for an earlier probe of r that
- * rests on it) is not run again: the values it established there move
- * into r as they were measured, so that r lists the very values the
- * earlier probe used.  0 where it established one; -1 where it did not
- * (it runs again, and fails as a probe does). */
+ * rests on it) is not run again: its values there are copied into r as
+ * they were measured, so that r lists the very values the earlier probe
+ * used.  0 where it established one; -1 where it did not (it runs again,
+ * and fails as a probe does). */
 static int
 from_memo(const xray_probe *p, xray_report *r)
 {
