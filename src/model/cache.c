@@ -59,8 +59,10 @@ xray__cache_init(struct xray__cache *c)
   }
   c->rng = 0x9e3779b97f4a7c15u;
   /* A touch from all bits clear sets those that point right of the way;
-   * from all set, it clears those that point left. */
-  for (w = 0; w < c->ways && w < 64; w++) {
+   * from all set, it clears those that point left.  Only tree-PLRU uses
+   * them, and only its tree (ways <= 64, as the spec checks) fits the
+   * 64 bits: another policy's more ways would shift past them. */
+  for (w = 0; c->policy == XRAY__POL_PLRU && w < c->ways && w < 64; w++) {
     c->right[w] = plru_touch(0, c->leaves, w);
     c->path[w] = ~plru_touch(~UINT64_C(0), c->leaves, w) | c->right[w];
   }
