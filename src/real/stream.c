@@ -40,7 +40,9 @@ struct member {
   int cpu;
   struct xray__arena *arena; /* kept by the machine from call to call */
   uint64_t t0[SAMPLES], t1[SAMPLES];
-  long long sink;
+  /* The kernels' results, kept so that no pass is optimized away: sums
+   * of the arrays' 64-bit words, so the total wraps (unsigned: defined). */
+  unsigned long long sink;
 };
 
 struct team {
@@ -115,7 +117,7 @@ member_run(void *arg)
      * a pass costs, so that a sample lasts the SAMPLE_S it should. */
     for (pass = 0; pass < 2; pass++) {
       w0 = xray__isa_ticks();
-      me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, 1);
+      me->sink += (unsigned long long) t->fn(base, base + stride, base + 2 * stride, t->n, 1);
       w1 = xray__isa_ticks();
       if ((double) (w1 - w0) >= t->target / 4)
         break;
@@ -132,7 +134,7 @@ member_run(void *arg)
   for (s = 0; s < t->samples; s++) {
     barrier(t);
     me->t0[s] = xray__isa_ticks();
-    me->sink += t->fn(base, base + stride, base + 2 * stride, t->n, t->reps);
+    me->sink += (unsigned long long) t->fn(base, base + stride, base + 2 * stride, t->n, t->reps);
     me->t1[s] = xray__isa_ticks();
   }
   return NULL;
