@@ -11,6 +11,9 @@ check() { # check DESCRIPTION COMMAND...
   if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# asan: whether xray is built with AddressSanitizer (--enable-sanitizers),
+# whose shadow memory alone outgrows any ulimit -v a test can set.
+asan() { case " $SAN_CFLAGS " in *sanitize=address*) return 0 ;; esac; return 1; }
 finish() { exit $((tap_failed > 0)); }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-test.XXXXXX") || exit 99
