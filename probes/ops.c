@@ -142,18 +142,6 @@ xray__value_ns(xray_machine *m, xray_value *v, double cycles)
     v->ns = cycles / m->core_hz * 1e9;
 }
 
-/* Whether probe name set a value in r (0 where r is NULL). */
-static int
-ran_into(const xray_report *r, const char *name)
-{
-  size_t i;
-
-  for (i = 0; r && i < r->n; i++)
-    if (strcmp(r->v[i].probe, name) == 0)
-      return 1;
-  return 0;
-}
-
 const xray_report *
 xray__resting_on(xray_machine *m, xray_report *rep, const char *const *names,
                  const char *const *deps, xray_report **own)
@@ -193,7 +181,7 @@ xray__resting_on(xray_machine *m, xray_report *rep, const char *const *names,
     rep->deps = xray_report_new();
   memo = rep && rep->deps ? rep->deps : *own;
   for (j = 0; deps[j]; j++)
-    if (!ran_into(rep, deps[j]) && !ran_into(memo, deps[j]))
+    if (!xray__report_ran(rep, deps[j]) && !xray__report_ran(memo, deps[j]))
       xray_probe_run(xray_probe_find(deps[j]), m, memo);
   if (memo == *own)
     return *own;

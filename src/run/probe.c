@@ -183,18 +183,17 @@ static int
 from_memo(const xray_probe *p, xray_report *r)
 {
   size_t i, first = r->n;
-  int some = 0;
 
-  for (i = 0; r->deps && i < r->deps->n; i++) {
-    const xray_value *v = &r->deps->v[i];
-    some |= strcmp(v->probe, p->name) == 0 && (v->source != XRAY_SOURCE_UNKNOWN || v->moot);
-  }
-  if (!some)
+  if (!xray__report_ran(r->deps, p->name))
     return -1;
   for (i = 0; i < r->deps->n && r->n < XRAY__REPORT_MAX; i++)
     if (strcmp(r->deps->v[i].probe, p->name) == 0)
       r->v[r->n++] = r->deps->v[i];
-  return r->n > first ? 0 : -1;
+  for (i = first; i < r->n; i++)
+    if (r->v[i].source != XRAY_SOURCE_UNKNOWN || r->v[i].moot)
+      return 0;
+  r->n = first;
+  return -1;
 }
 
 int

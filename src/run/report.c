@@ -56,6 +56,17 @@ xray__report_param(xray_report *r, const char *name, const char *a, const char *
   return v;
 }
 
+int
+xray__report_ran(const xray_report *r, const char *probe)
+{
+  size_t i;
+
+  for (i = 0; r && i < r->n; i++)
+    if (strcmp(r->v[i].probe, probe) == 0)
+      return 1;
+  return 0;
+}
+
 /* --- the public, opaque view of a report (xray.h) ------------------------ */
 
 xray_report *

@@ -63,6 +63,9 @@ struct xray_report {
 void xray__report_init(xray_report *r);
 xray_value *xray__report_add(xray_report *r, const char *name, const char *desc, const char *unit);
 
+/* run/report.c: whether probe set a value in r (0 where r is NULL). */
+int xray__report_ran(const xray_report *r, const char *probe);
+
 /* run/report.c: value name added to r with the table's unit and description (a and b
  * fill a family's %s); NULL if r is full or name is in no entry. */
 xray_value *xray__report_param(xray_report *r, const char *name, const char *a, const char *b);
