@@ -72,17 +72,15 @@ series() {
       t0=$(date +%s.%N)
       if [ -n "$together" ]; then
         "$xray" --format=json --cflags="$cflags" "$@" >"$tmp/out.json" 2>/dev/null
-      else
-        "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
-      fi
-      t1=$(date +%s.%N)
-      if [ -n "$together" ]; then
+        t1=$(date +%s.%N)
         # each probe's own seconds in the run (the JSON's), then the run's wall
         awk '/"seconds": .*"probe": "/ { p = $0; sub(/.*"probe": "/, "", p); sub(/".*/, "", p)
                t = $0; sub(/.*"seconds": /, "", t); sub(/,.*/, "", t); if (!(p in seen)) { seen[p] = 1; print p, t } }' \
           "$tmp/out.json" >>"$tmp/$s.s"
         echo "$t0 $t1" | awk '{ printf "(whole-run) %.3f\n", $2 - $1 }' >>"$tmp/$s.s"
       else
+        "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+        t1=$(date +%s.%N)
         echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
       fi
       awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
