@@ -19,7 +19,7 @@
 # than 10 %); and for each published figure, the runs that established it.
 # Numbers, not pass/fail.
 #
-# Usage: bench/probes.sh [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE...
+# Usage: bench/probes.sh [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
 #        bench/probes.sh dcache caches tlb
 #   -q: quiet runs only.
@@ -31,26 +31,32 @@
 #      caches probe's levels).
 #   -m MB: the busy CPU streams through MB megabytes instead of spinning
 #      (dd from /dev/zero): a neighbour that takes the shared cache.
+#   -b XRAY: a second build (before and after a change), run in turn with
+#      the first, one run of each at a time, and reported after it: a
+#      shared host's load moves within minutes, and two series run one
+#      after the other would compare the hours, not the builds.
 xray=./xray
+xray_b=
 runs=10
 cflags=${CFLAGS:--O2}
 busy=yes
 stream=
 together=
-while getopts x:n:c:qm:t o; do
+while getopts x:b:n:c:qm:t o; do
   case $o in
     x) xray=$OPTARG ;;
+    b) xray_b=$OPTARG ;;
     n) runs=$OPTARG ;;
     c) cflags=$OPTARG ;;
     q) busy= ;;
     t) together=yes ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,32s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,37s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE..." >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
 hog=
 trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
@@ -59,54 +65,66 @@ trap 'exit 130' 1 2 15
 # series NAME: RUNS runs of every probe (with -t, RUNS runs of one process
 # for them all); NAME VALUE OS lines in $tmp/NAME.v, NAME<tab>REASON lines
 # in $tmp/NAME.r, PROBE SECONDS lines in $tmp/NAME.s (with -t, also
-# '(whole-run) SECONDS' lines)
+# '(whole-run) SECONDS' lines).  With -b, the second build's in turn,
+# in $tmp/NAME.b.*.
 series() {
   s=$1
   shift
-  : >"$tmp/$s.v"
-  : >"$tmp/$s.r"
-  : >"$tmp/$s.s"
+  for f in "$s" ${xray_b:+"$s.b"}; do
+    : >"$tmp/$f.v"
+    : >"$tmp/$f.r"
+    : >"$tmp/$f.s"
+  done
   i=1
   while [ "$i" -le "$runs" ]; do
-    for p in "$@"; do
-      t0=$(date +%s.%N)
-      if [ -n "$together" ]; then
-        "$xray" --format=json --cflags="$cflags" "$@" >"$tmp/out.json" 2>/dev/null
-        t1=$(date +%s.%N)
-        # each probe's own seconds in the run (the JSON's), then the run's wall
-        awk '/"seconds": .*"probe": "/ { p = $0; sub(/.*"probe": "/, "", p); sub(/".*/, "", p)
-               t = $0; sub(/.*"seconds": /, "", t); sub(/,.*/, "", t); if (!(p in seen)) { seen[p] = 1; print p, t } }' \
-          "$tmp/out.json" >>"$tmp/$s.s"
-        echo "$t0 $t1" | awk '{ printf "(whole-run) %.3f\n", $2 - $1 }' >>"$tmp/$s.s"
-      else
-        "$xray" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
-        t1=$(date +%s.%N)
-        echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$s.s"
-      fi
-      awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
-                         v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v);
-                         u = $0; sub(/.*"unit": "/, "", u); sub(/".*/, "", u); gsub(/ /, "_", u);
-                         e = "-"; if ($0 ~ /"exact": /) { e = $0; sub(/.*"exact": /, "", e); sub(/,.*/, "", e) }
-                         next }
-           n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o); src = "-";
-                         if (o ~ /^\{"value": /) { src = o; sub(/^\{"value": /, "", o); sub(/,.*/, "", o)
-                           sub(/.*"source": "/, "", src); sub(/".*/, "", src); gsub(/ /, "_", src) } else o = "-";
-                         if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
-                         print n, v, o, e, u, ($0 ~ /"disagree": true/) ? 1 : 0, src; n = "" }' "$tmp/out.json" >>"$tmp/$s.v"
-      # why a value is unknown or unconfirmed: NAME<tab>REASON lines
-      awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n) }
-           /"reason": "/ { r = $0; sub(/.*"reason": "/, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }
-           /"method": ".*(not confirmed|not exact): / {
-             r = $0; sub(/.*(not confirmed|not exact): /, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }' \
-        "$tmp/out.json" >>"$tmp/$s.r"
-      [ -z "$together" ] || break # the one process ran them all
-    done
+    one "$xray" "$s" "$@"
+    [ -z "$xray_b" ] || one "$xray_b" "$s.b" "$@"
     i=$((i + 1))
   done
 }
 
+# one XRAY NAME PROBE...: one run of the probes by XRAY into $tmp/NAME.*
+one() {
+  x=$1 name=$2
+  shift 2
+  for p in "$@"; do
+    t0=$(date +%s.%N)
+    if [ -n "$together" ]; then
+      "$x" --format=json --cflags="$cflags" "$@" >"$tmp/out.json" 2>/dev/null
+      t1=$(date +%s.%N)
+      # each probe's own seconds in the run (the JSON's), then the run's wall
+      awk '/"seconds": .*"probe": "/ { p = $0; sub(/.*"probe": "/, "", p); sub(/".*/, "", p)
+             t = $0; sub(/.*"seconds": /, "", t); sub(/,.*/, "", t); if (!(p in seen)) { seen[p] = 1; print p, t } }' \
+        "$tmp/out.json" >>"$tmp/$name.s"
+      echo "$t0 $t1" | awk '{ printf "(whole-run) %.3f\n", $2 - $1 }' >>"$tmp/$name.s"
+    else
+      "$x" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+      t1=$(date +%s.%N)
+      echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$name.s"
+    fi
+    awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n);
+                       v = $0; sub(/.*"value": /, "", v); sub(/,.*/, "", v);
+                       u = $0; sub(/.*"unit": "/, "", u); sub(/".*/, "", u); gsub(/ /, "_", u);
+                       e = "-"; if ($0 ~ /"exact": /) { e = $0; sub(/.*"exact": /, "", e); sub(/,.*/, "", e) }
+                       next }
+         n != "" && /"os": / { o = $0; sub(/.*"os": /, "", o); src = "-";
+                       if (o ~ /^\{"value": /) { src = o; sub(/^\{"value": /, "", o); sub(/,.*/, "", o)
+                         sub(/.*"source": "/, "", src); sub(/".*/, "", src); gsub(/ /, "_", src) } else o = "-";
+                       if (v != "null" && $0 ~ /"confirmed": false/) v = v "?";
+                       print n, v, o, e, u, ($0 ~ /"disagree": true/) ? 1 : 0, src; n = "" }' "$tmp/out.json" >>"$tmp/$name.v"
+    # why a value is unknown or unconfirmed: NAME<tab>REASON lines
+    awk '/"name": "/ { n = $0; sub(/.*"name": "/, "", n); sub(/".*/, "", n) }
+         /"reason": "/ { r = $0; sub(/.*"reason": "/, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }
+         /"method": ".*(not confirmed|not exact): / {
+           r = $0; sub(/.*(not confirmed|not exact): /, "", r); sub(/"[^"]*$/, "", r); print n "\t" r }' \
+      "$tmp/out.json" >>"$tmp/$name.r"
+    [ -z "$together" ] || break # the one process ran them all
+  done
+}
+
+# report NAME XRAY: series NAME's values, reasons and seconds
 report() {
-  echo "$1: $runs runs, $("$xray" --version), cc $cflags"
+  echo "$1: $runs runs of $2, $("$2" --version), cc $cflags"
   awk '{ k = $1; if (!(k in seen)) { order[++n] = k; seen[k] = 1 }
          c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3
          if ($4 != "-" && $4 != "") { if (!(k in lo) || $4 < lo[k]) lo[k] = $4; if (!(k in hi) || $4 > hi[k]) hi[k] = $4 } }
@@ -158,8 +176,12 @@ contradictions() {
 }
 
 series quiet "$@"
-report quiet
+report quiet "$xray"
 contradictions quiet
+if [ -n "$xray_b" ]; then
+  report quiet.b "$xray_b"
+  contradictions quiet.b
+fi
 [ -n "$busy" ] || exit 0
 spin='while :; do :; done'
 [ -n "$stream" ] && spin="exec dd if=/dev/zero of=/dev/null bs=${stream}M 2>/dev/null"
@@ -169,5 +191,9 @@ else
   sh -c "$spin" & hog=$!
 fi
 series busy "$@"
-report busy
+report busy "$xray"
 contradictions busy
+if [ -n "$xray_b" ]; then
+  report busy.b "$xray_b"
+  contradictions busy.b
+fi
