@@ -113,12 +113,13 @@ drop_short(const struct cc *c, struct shape *S)
     }
 }
 
-/* Once the budget is spent, the last octave of the scan as one plateau
- * where every point lies within FLAT of their median and the octave does
- * not drift: memory's points have two draws each by then, and zigzag by
- * as much as FLAT from one to the next, which breaks a plateau whose
- * running median they are measured against.  Plateaus inside the octave
- * give way to it; one that reaches into it is extended to the end. */
+/* Once the scan has stopped short (see caches_shape_of), the last octave
+ * of the scan as one plateau where every point lies within FLAT of their
+ * median and the octave does not drift: memory's points have two draws
+ * each by then, and zigzag by as much as FLAT from one to the next, which
+ * breaks a plateau whose running median they are measured against.
+ * Plateaus inside the octave give way to it; one that reaches into it is
+ * extended to the end. */
 static void
 last_octave(const struct cc *c, struct shape *S)
 {
@@ -146,18 +147,12 @@ last_octave(const struct cc *c, struct shape *S)
   }
 }
 
-/* The levels of the curve so far.  It has settled on memory when its
- * last plateau reaches the end of the scan, spans an octave, and is at
- * least twice the level before it (DRAM is; a flat stretch of L3 hits
- * and page walks, which can pass for memory, is not); with a clock
- * (a host's or a model's), no DRAM answers in less than 50 ns either.  A
- * scan stops early only on that clock rule: without it, a long L3
- * plateau looks like memory. */
-void
-caches_shape_of(struct cc *c, struct shape *S, int need_ns)
+/* The levels of the curve so far, the scan having stopped short (cut:
+ * see caches_shape_of) or not. */
+static void
+shape_of(struct cc *c, struct shape *S, int need_ns, int cut)
 {
   int i, *first = S->first, *last = S->last;
-  int cut = c->out_of_time || c->out_of_room || c->short_of_lines; /* the scan stopped short */
 
   for (i = 0; i < c->npt; i++)
     S->y[i] = caches_mean(&c->pt[i]);
@@ -173,9 +168,10 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
    * reach of large pages), about as fast as plateaus() lets a plateau
    * drift, so that its running median falls behind and the plateau
    * breaks in two.  With time left the scan goes on until the last part
-   * alone spans an octave; once the budget is spent, the last two, back
-   * to back, less than 1.5 times apart and not drifting end to end, are
-   * taken as one (else the count is lost for want of a few points). */
+   * alone spans an octave; once the scan has stopped short, the last
+   * two, back to back, less than 1.5 times apart and not drifting end to
+   * end, are taken as one (else the count is lost for want of a few
+   * points). */
   if (cut && S->np >= 2 && first[S->np - 1] == last[S->np - 2] + 1
       && plateau_level(S->sm, first[S->np - 1], last[S->np - 1])
           < 1.5 * plateau_level(S->sm, first[S->np - 2], last[S->np - 2])
@@ -217,6 +213,31 @@ caches_shape_of(struct cc *c, struct shape *S, int need_ns)
     S->settled = c->m->core_hz > 0
                  ? plateau_level(S->sm, first[S->np - 1], last[S->np - 1]) / c->m->core_hz >= 50e-9
                  : !need_ns;
+}
+
+/* The levels of the curve so far.  It has settled on memory when its
+ * last plateau reaches the end of the scan, spans an octave, and is at
+ * least twice the level before it (DRAM is; a flat stretch of L3 hits
+ * and page walks, which can pass for memory, is not); with a clock
+ * (a host's or a model's), no DRAM answers in less than 50 ns either.  A
+ * scan stops early only on that clock rule: without it, a long L3
+ * plateau looks like memory.
+ *
+ * A scan that stopped short (its budget spent, or no memory for a longer
+ * chain) has its last points read as memory's where they may be (see
+ * last_octave).  So has one whose chains reached their longest with the
+ * curve still unsettled: a curve that still creeps up there is as
+ * settled as it will get (memory's floor rises with the footprint, and a
+ * last level that is not LRU still serves some loads at twice its
+ * capacity).  A curve settled without that reading keeps its levels. */
+void
+caches_shape_of(struct cc *c, struct shape *S, int need_ns)
+{
+  int cut = c->out_of_time || c->out_of_room || c->short_of_lines;
+
+  shape_of(c, S, need_ns, cut);
+  if (!S->settled && !cut && c->at_lines_max)
+    shape_of(c, S, need_ns, 1);
 }
 
 /* Whether transition i, the last, spans more than MERGED_SPAN: the step
@@ -556,6 +577,7 @@ caches_scan(struct cc *c, struct shape *S)
     x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
     if (ceil(x) * (double) c->lpp > (double) c->lines_max) {
       c->short_of_lines = c->lines_max < LINES_MAX;
+      c->at_lines_max = 1;
       return 0;
     }
     if (c->npt && x <= c->pt[c->npt - 1].k)

@@ -78,6 +78,7 @@ struct cc {
   int out_of_room; /* a draw found no memory: the scan and the draws stopped */
   size_t lines_max; /* the loads a chain may have: LINES_MAX, or fewer */
   int short_of_lines; /* the scan stopped at lines_max < LINES_MAX */
+  int at_lines_max; /* the scan stopped at lines_max, whatever it is */
   double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
   long tests;                           /* conflict tests of the level so far */
