@@ -305,6 +305,33 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
                       "its lines");
 }
 
+/* The capacity of a shared last level whose step is too wide to be one
+ * level's (why): where half the loads miss, what this process gets of it
+ * (effective, and confirmed only where the OS's figure agrees).  After a
+ * level with a step of its own, the commonest such step is the level
+ * fading as other tenants take more of it the larger the footprint; its
+ * geometry stays unknown, and were it two levels seen as one, the share
+ * still lies between them. */
+static void
+report_fading(const struct cc *c, const struct shape *S, int i, xray_value *v, const char *why)
+{
+  char method[XRAY__METHOD_LEN];
+  const struct level *l = &S->L[i];
+  double k50;
+
+  if (!c->m->tenants || !S->settled || i < 2)
+    return;
+  k50 = isnan(l->k50) ? caches_half_way(c, S, l) : l->k50;
+  if (!(k50 > 0))
+    return;
+  snprintf(method, sizeof method,
+           "effective: half the loads miss at %.0f pages (transition %.0f-%.0f pages); "
+           "shared last level: %s",
+           k50, c->pt[l->a].k, c->pt[l->b].k, why);
+  xray__value_measured(v, floor(k50 + 0.5) * (double) c->page, method);
+  v->effective = 1;
+}
+
 /* The four values of level i + 1 in the report: -1 if they could not be
  * added.  why: the reason every level is unknown; lastwhy: the last
  * level's; unsettled: the reason for a level past those found where the
@@ -330,10 +357,11 @@ caches_report_level(struct cc *c, struct shape *S, xray_report *r, int i, const 
       report_latency(c, S, i, v[3]);
     return 0;
   }
-  if (i == nl - 1 && lastwhy[0])
+  if (i == nl - 1 && lastwhy[0]) {
     for (f = 0; f < 3; f++)
       xray__value_unknown(v[f], lastwhy);
-  else {
+    report_fading(c, S, i, v[0], lastwhy);
+  } else {
     report_geometry(c, &S->L[i], v, c->m->hardware && i == nl - 1 && S->settled);
     report_checks(c, S, i, v);
   }
@@ -495,7 +523,8 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
    * step may be wider: a 4-way or tree-PLRU L2 under random placement
    * spans up to 14 times; a simulation has no other tenants.)  After a
    * level with a step of its own, such a step is the shared level fading
-   * as other tenants take it: only its own capacity is lost. */
+   * as other tenants take it: only its own geometry is lost, and its
+   * capacity is the share this process gets (report_fading). */
   i = nl - 1;
   merged = !why[0] && !c->failed && caches_wide_step(c, S, i);
   lastwhy[0] = 0;
