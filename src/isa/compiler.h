@@ -22,4 +22,14 @@
 #define XRAY__THREAD_LOCAL
 #endif
 
+/* A prefetch of the line at p for reading, where the compiler has one
+ * (XRAY__HAVE_PREFETCH 1), else nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XRAY__HAVE_PREFETCH 1
+#define XRAY__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define XRAY__HAVE_PREFETCH 0
+#define XRAY__PREFETCH(p) ((void) (p))
+#endif
+
 #endif

@@ -170,11 +170,15 @@ real_chase(xray_machine *base, const struct xray__chase *c)
       base->failure = XRAY__FAIL_ROOM; /* the caller may measure less instead */
     return NAN;
   }
-  /* Warm up with two full traversals: the whole chain is then resident
+  /* Warm up with two full traversals (a quick chase: one, prefetching
+   * ahead where the chain allows): the whole chain is then resident
    * wherever it fits, and the chase goes on from where it stopped. */
   warm = ((c->quick ? 1 : 2) * (uint64_t) c->n + XRAY__CHASE_UNROLL - 1) / XRAY__CHASE_UNROLL;
   t0 = xray__isa_ticks();
-  run_chase(&ctx, warm);
+  if (a->ahead)
+    ctx.p = xray__chase_warm_ahead(ctx.p, warm * XRAY__CHASE_UNROLL);
+  else
+    run_chase(&ctx, warm);
   t1 = xray__isa_ticks();
   per_load = (double) (t1 - t0) / (double) (warm * XRAY__CHASE_UNROLL);
   if (c->quick) {
