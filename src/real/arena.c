@@ -179,8 +179,8 @@ xray__chase_link(char *base, const struct xray__chase *c)
     char *at = base + c->off[i];
 
     *(void **) at = base + c->off[i + 1 < n ? i + 1 : 0];
-    if (ahead)
-      *(void **) (at + 8) = base + c->off[(i + AHEAD) % n];
+    if (ahead) /* n >= AHEAD_MIN > AHEAD: one wrap at most */
+      *(void **) (at + 8) = base + c->off[i + AHEAD < n ? i + AHEAD : i + AHEAD - n];
   }
   return ahead;
 }
