@@ -233,7 +233,7 @@ shape_of(struct cc *c, struct shape *S, int need_ns, int cut)
 void
 caches_shape_of(struct cc *c, struct shape *S, int need_ns)
 {
-  int cut = c->out_of_time || c->out_of_room || c->short_of_lines;
+  int cut = c->out_of_time || c->out_of_room || caches_short_of_lines(c);
 
   shape_of(c, S, need_ns, cut);
   if (!S->settled && !cut && c->at_lines_max)
@@ -576,7 +576,6 @@ caches_scan(struct cc *c, struct shape *S)
     x = K_MIN * pow(r, c->next);
     x = x < 1 ? floor(x * (double) c->lpp + 0.5) / (double) c->lpp : floor(x + 0.5);
     if (ceil(x) * (double) c->lpp > (double) c->lines_max) {
-      c->short_of_lines = c->lines_max < LINES_MAX;
       c->at_lines_max = 1;
       return 0;
     }

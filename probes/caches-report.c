@@ -305,23 +305,21 @@ report_latency(struct cc *c, const struct shape *S, int i, xray_value *v)
                       "its lines");
 }
 
-/* The capacity of a shared last level whose step is too wide to be one
- * level's (why): where half the loads miss, what this process gets of it
- * (effective, and confirmed only where the OS's figure agrees).  After a
- * level with a step of its own, the commonest such step is the level
- * fading as other tenants take more of it the larger the footprint; its
- * geometry stays unknown, and were it two levels seen as one, the share
- * still lies between them. */
+/* The capacity of a shared last level i whose step is too wide to be one
+ * level's (why; caches_count_levels says so only after a level with a
+ * step of its own, on a settled curve of a machine with other tenants):
+ * where half the loads miss, what this process gets of it (effective,
+ * and confirmed only where the OS's figure agrees).  The commonest such
+ * step is the level fading as other tenants take more of it the larger
+ * the footprint; its geometry stays unknown, and were it two levels seen
+ * as one, the share still lies between them. */
 static void
 report_fading(const struct cc *c, const struct shape *S, int i, xray_value *v, const char *why)
 {
   char method[XRAY__METHOD_LEN];
   const struct level *l = &S->L[i];
-  double k50;
+  double k50 = isnan(l->k50) ? caches_half_way(c, S, l) : l->k50;
 
-  if (!c->m->tenants || !S->settled || i < 2)
-    return;
-  k50 = isnan(l->k50) ? caches_half_way(c, S, l) : l->k50;
   if (!(k50 > 0))
     return;
   snprintf(method, sizeof method,
@@ -545,7 +543,7 @@ caches_count_levels(struct cc *c, const struct shape *S, xray_value *vlev, char 
              "plateau by %.0f pages (one octave long, twice the level before it%s)%s: levels "
              "beyond the %d found may follow",
              c->pt[c->npt - 1].k, c->m->hardware ? ", 50 ns or more" : "",
-             c->out_of_room || c->short_of_lines
+             c->out_of_room || caches_short_of_lines(c)
                  ? " within the memory this process may map (a limit such as "
                    "ulimit -v)"
                  : c->out_of_time ? " within the time budget (--budget)"

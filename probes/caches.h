@@ -77,8 +77,7 @@ struct cc {
   int out_of_time;                      /* the scan stopped at its deadline */
   int out_of_room; /* a draw found no memory: the scan and the draws stopped */
   size_t lines_max; /* the loads a chain may have: LINES_MAX, or fewer */
-  int short_of_lines; /* the scan stopped at lines_max < LINES_MAX */
-  int at_lines_max; /* the scan stopped at lines_max, whatever it is */
+  int at_lines_max; /* the scan stopped at lines_max (see caches_short_of_lines) */
   double start; /* when the probe began (0: a machine that takes no real time) */
   double deadline;                      /* refinement stops adding draws after it */
   long tests;                           /* conflict tests of the level so far */
@@ -203,6 +202,13 @@ int caches_fit_policy(struct level *L, int A);
 
 /* caches-curve.c */
 int caches_halves_agree(const struct level *l, double pages);
+/* Whether the scan stopped at lines_max below LINES_MAX: a limit on the
+ * process's memory (ulimit -v) left its chains shorter. */
+static inline int
+caches_short_of_lines(const struct cc *c)
+{
+  return c->at_lines_max && c->lines_max < LINES_MAX;
+}
 void caches_shape_of(struct cc *c, struct shape *S, int need_ns);
 double caches_half_way(const struct cc *c, const struct shape *S, const struct level *L);
 double caches_l1_pages(const struct cc *c, const struct shape *S);

@@ -156,24 +156,19 @@ xray__arenas_free(struct xray__arena *a, int n)
 #define AHEAD 16
 #define AHEAD_MIN ((size_t) 1 << 15)
 
+/* Whether chain c, the bits of whose offsets OR to bits, gets them. */
 static int
-lookahead(const struct xray__chase *c)
+lookahead(const struct xray__chase *c, uint64_t bits)
 {
-  size_t i;
-
-  if (!XRAY__HAVE_PREFETCH || !c->quick || c->n < AHEAD_MIN)
-    return 0;
-  for (i = 0; i < c->n; i++)
-    if (c->off[i] % 16)
-      return 0;
-  return 1;
+  return XRAY__HAVE_PREFETCH && c->quick && c->n >= AHEAD_MIN && bits % 16 == 0;
 }
 
-int
-xray__chase_link(char *base, const struct xray__chase *c)
+/* Chain c linked in the arena at base, with look-ahead pointers where
+ * ahead. */
+static void
+link_chain(char *base, const struct xray__chase *c, int ahead)
 {
   size_t i, n = c->n;
-  int ahead = lookahead(c);
 
   for (i = 0; i < n; i++) {
     char *at = base + c->off[i];
@@ -182,7 +177,6 @@ xray__chase_link(char *base, const struct xray__chase *c)
     if (ahead) /* n >= AHEAD_MIN > AHEAD: one wrap at most */
       *(void **) (at + 8) = base + c->off[i + AHEAD < n ? i + AHEAD : i + AHEAD - n];
   }
-  return ahead;
 }
 
 XRAY__UNINSTRUMENTED void *
@@ -332,14 +326,17 @@ sparse_start(struct xray__arena *a, size_t len, const struct xray__chase *c, cha
 void *
 xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err, size_t errlen)
 {
-  uint64_t maxoff = 0;
+  uint64_t maxoff = 0, bits = 0;
   size_t i, need, grown = 2 * a->len;
-  int grew;
+  int grew, ahead;
 
-  for (i = 0; i < c->n; i++)
+  for (i = 0; i < c->n; i++) {
     if (c->off[i] > maxoff)
       maxoff = c->off[i];
+    bits |= c->off[i];
+  }
   need = (size_t) maxoff + 64;
+  ahead = lookahead(c, bits);
 #ifdef HAVE_SPARSE
   if (a->pages) {
     /* The pages of earlier chains stay mapped for the next, which mostly
@@ -350,7 +347,8 @@ xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err,
       return NULL;
     if (a->len < need)
       a->len = need;
-    a->ahead = xray__chase_link(a->base, c);
+    a->ahead = ahead;
+    link_chain(a->base, c, ahead);
     return a->base + c->off[0];
   }
 #endif
@@ -368,7 +366,8 @@ xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err,
 #endif
       return NULL;
   }
-  a->ahead = xray__chase_link(a->base, c);
+  a->ahead = ahead;
+  link_chain(a->base, c, ahead);
   return a->base + c->off[0];
 }
 

@@ -15,9 +15,6 @@ int xray__arena_reserve(struct xray__arena *a, size_t len, enum xray__arena_kind
 void xray__arena_free(struct xray__arena *a);
 /* The n arenas a[0..n-1] freed (mapped again on their next reserve). */
 void xray__arenas_free(struct xray__arena *a, int n);
-/* Chain c linked in the arena at base: 1 where its loads carry
- * look-ahead pointers for xray__chase_warm_ahead (arena.c), else 0. */
-int xray__chase_link(char *base, const struct xray__chase *c);
 /* The chase c laid out in a (reserved for its offsets, linked): its first
  * element, or NULL with why.  c->n must not be 0. */
 void *xray__chase_place(struct xray__arena *a, const struct xray__chase *c, char *err,
