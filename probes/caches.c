@@ -63,20 +63,34 @@
  * given. */
 #define LINE_FLAT 0.15
 
-/* Cycles per load of pairs s bytes apart at k pages: the median of three
- * chases. */
+/* Cycles per load of one chase of pairs s bytes apart at k pages. */
 static double
-pairs(struct cc *c, double k, uint64_t s)
+pair_chase(struct cc *c, double k, uint64_t s)
+{
+  char what[48];
+
+  snprintf(what, sizeof what, "chase-pairs/k%g", k);
+  return caches_run_chain(c, caches_lay_out(c, k, s), (double) s, what);
+}
+
+/* The same, the median of three chases, the first of which may be given
+ * (t0; NAN: chased here). */
+static double
+pairs_from(struct cc *c, double k, uint64_t s, double t0)
 {
   double t[3];
   int j;
 
-  char what[48];
-
-  snprintf(what, sizeof what, "chase-pairs/k%g", k);
-  for (j = 0; j < 3; j++)
-    t[j] = caches_run_chain(c, caches_lay_out(c, k, s), (double) s, what);
+  t[0] = isnan(t0) ? pair_chase(c, k, s) : t0;
+  for (j = 1; j < 3; j++)
+    t[j] = pair_chase(c, k, s);
   return xray__median(t, 3);
+}
+
+static double
+pairs(struct cc *c, double k, uint64_t s)
+{
+  return pairs_from(c, k, s, NAN);
 }
 
 /* Whether the deadline has passed; then why says so. */
@@ -89,7 +103,7 @@ budget_spent(const struct cc *c, char *why, size_t whylen)
   return 1;
 }
 
-/* Whether, a pair having taken d seconds, the line's pairs can still
+/* Whether, a pair taking d seconds, the line's pairs can still
  * start before the deadline; else why says not.  An offset is measured
  * only where the deadline has not passed (caches_line_of's loop), and the
  * shortest line a level can have, the loads' step (the L1D's line: no
@@ -121,9 +135,14 @@ caches_line_of(struct cc *c, const struct level *L, double k, char *why, size_t 
 
   if (budget_spent(c, why, whylen))
     return NAN;
-  one = pairs(c, k, 8);
-  if (!c->failed && !line_in_time(c, xray__now() - t0, why, whylen))
+  /* One chase says what a pair costs: past a large level each chase
+   * warms a chain of every line of the pages at a memory latency a line,
+   * and where the pairs would not all fit in the budget the other two
+   * are not spent either. */
+  one = pair_chase(c, k, 8);
+  if (!c->failed && !line_in_time(c, 3 * (xray__now() - t0), why, whylen))
     return NAN;
+  one = pairs_from(c, k, 8, one);
   two = pairs(c, k, c->page / 2);
   if (c->failed) {
     snprintf(why, whylen, "%s", c->m->error);
@@ -366,7 +385,13 @@ size_level(struct cc *c, struct shape *S, int i)
         e++;
       L[i].line_k = c->pt[e].k;
     }
-    L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
+    /* A last step too wide to be one level's is reported as the level
+     * fading, its line unknown (caches_count_levels): its pairs, the
+     * probe's longest chases, would be spent for nothing. */
+    if (caches_wide_step(c, S, i))
+      snprintf(L[i].why, sizeof L[i].why, "not measured: the step is too wide to be one level's");
+    else
+      L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
     c->failed = 0; /* as for a conflict set: the line only */
   }
 }
