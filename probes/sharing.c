@@ -19,7 +19,8 @@
  *                        fastest times count (a disturbance only slows;
  *                        on real hardware, no round after a level's first
  *                        starts past the time budget, and one round
- *                        confirms nothing); the
+ *                        confirms nothing; two that agree on every
+ *                        candidate have no third); the
  *                        value is 1 + the CPUs found sharing.  Levels are
  *                        tested outermost first, and a CPU that does not
  *                        share a level is not tested on the levels inside
@@ -99,6 +100,7 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
 struct level_run {
   double alone[2][ROUNDS], spill[2][ROUNDS], with[MAX_PEERS][2][ROUNDS];
   int rounds; /* measured: fewer than ROUNDS where the time budget ended them */
+  int settled; /* or where two settled every candidate */
 };
 
 /* A candidate's verdict: from the fastest round of each chain, and how
@@ -138,35 +140,6 @@ base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, char *why
            "a chain of twice %.0f bytes is not %.0f%% slower than one (%.1f against "
            "%.1f cycles), nor at smaller sizes: the next level is too close to tell sharing",
            fractions[0] * s / 1.5 * C, (CONTRAST - 1) * 100, two, one);
-  return 0;
-}
-
-/* The level's rounds (at least one; no more once xray__now() passes
- * deadline, where it is not 0). */
-static int
-measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C, double line,
-              uint64_t *rng, double deadline, struct level_run *lr)
-{
-  int r, k, j;
-  char kern[40];
-
-  for (r = 0; r < ROUNDS && !(r > 0 && xray__past(deadline)); r++)
-    for (k = 0; k < 2; k++) {
-      double f = fractions[k] * C;
-      if (isnan(lr->alone[k][r] =
-                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, f, line, rng, "duo-chase/alone")))
-        return -1;
-      for (j = 0; j < np; j++) {
-        snprintf(kern, sizeof kern, "duo-chase/with-%d", cpu[peer[j]]);
-        if (isnan(lr->with[j][k][r] =
-                      duo_run(m, XRAY__DUO_CHASE, cpu[0], cpu[peer[j]], f, line, rng, kern)))
-          return -1;
-      }
-      if (isnan(lr->spill[k][r] =
-                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
-        return -1;
-    }
-  lr->rounds = r;
   return 0;
 }
 
@@ -222,6 +195,55 @@ judge(const struct level_run *lr, int j, int b, double C, struct test *t, char *
   return 0;
 }
 
+/* Whether the rounds so far settle every candidate: each has a verdict,
+ * from both footprints, that every round on its own gives too.  Two
+ * such rounds are a confirmed verdict already; a third is spent only
+ * where they leave one in doubt. */
+static int
+settled(const struct level_run *lr, const int *cpu, const int *peer, int np, double C)
+{
+  struct test t;
+  char why[400];
+  int j;
+
+  for (j = 0; j < np; j++)
+    if (judge(lr, j, cpu[peer[j]], C, &t, why, sizeof why) || t.v == UNCLEAR || !t.agree)
+      return 0;
+  return 1;
+}
+
+/* The level's rounds (at least one; no more once xray__now() passes
+ * deadline, where it is not 0, or once two settle every candidate). */
+static int
+measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C, double line,
+              uint64_t *rng, double deadline, struct level_run *lr)
+{
+  int r, k, j;
+  char kern[40];
+
+  for (r = 0; r < ROUNDS && !(r > 0 && xray__past(deadline)); r++) {
+    for (k = 0; k < 2; k++) {
+      double f = fractions[k] * C;
+      if (isnan(lr->alone[k][r] =
+                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, f, line, rng, "duo-chase/alone")))
+        return -1;
+      for (j = 0; j < np; j++) {
+        snprintf(kern, sizeof kern, "duo-chase/with-%d", cpu[peer[j]]);
+        if (isnan(lr->with[j][k][r] =
+                      duo_run(m, XRAY__DUO_CHASE, cpu[0], cpu[peer[j]], f, line, rng, kern)))
+          return -1;
+      }
+      if (isnan(lr->spill[k][r] =
+                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
+        return -1;
+    }
+    lr->rounds = r + 1;
+    if (lr->rounds == 2 && (lr->settled = settled(lr, cpu, peer, np, C)))
+      return 0;
+  }
+  return 0;
+}
+
 /* The first usable CPU that is not a hardware thread of cpu[0]'s core
  * (its index), by the cores probe's answer or the pairwise test; -1 with
  * why. */
@@ -271,7 +293,7 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
             int sure, double line, uint64_t *rng, double deadline)
 {
   char why[400] = "", how[300], src[48];
-  int j, kept = 0, agree = 1, rounds = ROUNDS;
+  int j, kept = 0, agree = 1, rounds = ROUNDS, early = 0;
   struct level_run *lr;
   double os;
 
@@ -286,7 +308,7 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
     return;
   }
   if (lr)
-    rounds = lr->rounds;
+    rounds = lr->rounds, early = lr->settled;
   for (j = 0; j < *np; j++) {
     struct test t;
     /* Unknown here: the levels inside are tested against every
@@ -312,7 +334,10 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
              "chains of %.0f and %.0f bytes, on CPU %d alone and beside each "
              "of %d others in %d rounds%s: %d share it",
              fractions[0] * C, fractions[1] * C, cpu[0], *np, rounds,
-             rounds < ROUNDS ? " (the time budget, --budget, ended them)" : "", kept);
+             early                 ? " (they agreed)"
+                 : rounds < ROUNDS ? " (the time budget, --budget, ended them)"
+                                   : "",
+             kept);
   else
     snprintf(how, sizeof how, "no other CPU shares the level outside it");
   xray__value_measured(v, kept + 1, how);
