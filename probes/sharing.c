@@ -96,7 +96,8 @@ duo_run(xray_machine *m, enum xray__duo_kind kind, int a, int b, double f, doubl
 
 /* One level's chains in every round, fp the footprint (0: 0.6 C, 1:
  * 0.8 C): alone, beside each candidate, and twice as long alone (the
- * spill).  Chains alone do not depend on the candidate: measured once. */
+ * spill).  Chains alone do not depend on the candidate: measured once
+ * (the first round's at 0.6 C by base_for). */
 struct level_run {
   double alone[2][ROUNDS], spill[2][ROUNDS], with[MAX_PEERS][2][ROUNDS];
   int rounds; /* measured: fewer than ROUNDS where the time budget ended them */
@@ -112,12 +113,14 @@ struct test {
 };
 
 /* The capacity to take footprints from: C, or 1.5 or 2.25 times it where
- * a chain of 1.1 C does not yet run CONTRAST times slower than one of
+ * a chain of 1.2 C does not yet run CONTRAST times slower than one of
  * 0.6 C alone (a shared last level's measured capacity is this process's
  * share, which moves with the other tenants' load); 0 with why if none
- * does. */
+ * does.  The chains at the capacity taken, alone and the spill, are the
+ * first round's at the smaller footprint (lr). */
 static double
-base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, char *why, size_t len)
+base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, struct level_run *lr,
+         char *why, size_t len)
 {
   double s, one = 0, two = 0;
 
@@ -133,8 +136,11 @@ base_for(xray_machine *m, int a, double C, double line, uint64_t *rng, char *why
       snprintf(why, len, "%s", m->error);
       return 0;
     }
-    if (two >= CONTRAST * one)
+    if (two >= CONTRAST * one) {
+      lr->alone[0][0] = one;
+      lr->spill[0][0] = two;
       return s * C;
+    }
   }
   snprintf(why, len,
            "a chain of twice %.0f bytes is not %.0f%% slower than one (%.1f against "
@@ -224,8 +230,10 @@ measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C
   for (r = 0; r < ROUNDS && !(r > 0 && xray__past(deadline)); r++) {
     for (k = 0; k < 2; k++) {
       double f = fractions[k] * C;
-      if (isnan(lr->alone[k][r] =
-                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, f, line, rng, "duo-chase/alone")))
+      int given = r == 0 && k == 0; /* base_for's */
+      if (!given
+          && isnan(lr->alone[k][r] =
+                       duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, f, line, rng, "duo-chase/alone")))
         return -1;
       for (j = 0; j < np; j++) {
         snprintf(kern, sizeof kern, "duo-chase/with-%d", cpu[peer[j]]);
@@ -233,8 +241,9 @@ measure_level(xray_machine *m, const int *cpu, const int *peer, int np, double C
                       duo_run(m, XRAY__DUO_CHASE, cpu[0], cpu[peer[j]], f, line, rng, kern)))
           return -1;
       }
-      if (isnan(lr->spill[k][r] =
-                    duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng, "duo-chase/alone")))
+      if (!given
+          && isnan(lr->spill[k][r] = duo_run(m, XRAY__DUO_CHASE, cpu[0], -1, 2 * f, line, rng,
+                                             "duo-chase/alone")))
         return -1;
     }
     lr->rounds = r + 1;
@@ -297,13 +306,18 @@ share_level(xray_machine *m, xray_value *v, const int *cpu, int *peer, int *np, 
   struct level_run *lr;
   double os;
 
-  if (*np && !(C = base_for(m, cpu[0], C, line, rng, why, sizeof why))) {
-    xray__value_unknown(v, why);
+  lr = *np ? calloc(1, sizeof *lr) : NULL;
+  if (*np && !lr) {
+    xray__value_unknown(v, "out of memory");
     return;
   }
-  lr = *np ? calloc(1, sizeof *lr) : NULL;
-  if (*np && (!lr || measure_level(m, cpu, peer, *np, C, line, rng, deadline, lr))) {
-    xray__value_unknown(v, lr ? m->error : "out of memory");
+  if (*np && !(C = base_for(m, cpu[0], C, line, rng, lr, why, sizeof why))) {
+    xray__value_unknown(v, why);
+    free(lr);
+    return;
+  }
+  if (*np && measure_level(m, cpu, peer, *np, C, line, rng, deadline, lr)) {
+    xray__value_unknown(v, m->error);
     free(lr);
     return;
   }
