@@ -146,7 +146,8 @@ count_placed(struct tc *c, const struct found *f, size_t fill, struct placed *k)
 void
 tlb_l2_ways(struct tc *c, struct found *f, struct tvals *v)
 {
-  char method[320], why[300], counts[48];
+  char method[320], why[300], counts[48], src[48];
+  double os;
 
   /* Ways of the second level: pages 4096 apart again, now with more
    * pages than the first level holds in its other sets (the fill below),
@@ -221,6 +222,17 @@ tlb_l2_ways(struct tc *c, struct found *f, struct tvals *v)
       else if (k.times < 2)
         xray__value_doubt(v->a2, "; not confirmed: the most came once%s%s",
                           k.why[0] ? "; not counted at another start: " : "", k.why);
+      else if (xray__os_view(c->m, v->a2->name, &os, src, sizeof src) == 0 && os > (double) w2)
+        /* Entries held for seconds (the host's other thread) shorten
+         * every count alike, and a short count is a power of two as
+         * often as the right one.  A count never comes out long, so
+         * more ways in the processor's own description leave the most
+         * in doubt (were they a hypervisor's invention, the count loses
+         * its confirmation only); fewer there say nothing against it. */
+        xray__value_doubt(v->a2,
+                          "; not confirmed: %s says %.0f ways, and entries held by "
+                          "another thread shorten every count alike",
+                          src, os);
       f->e1_counted = f->e[1];
       f->e[1] = snapped;
     }
