@@ -446,7 +446,8 @@ failed:
 /* The line size: X-Ray's block-size experiment on pieces of kern linked
  * by link, apart bytes apart, moving the second half and moving every
  * other piece in turn until the two agree (a noisy decision moves one
- * search's result anywhere, rarely to the same place twice). */
+ * search's result anywhere, rarely to the same place twice), confirmed
+ * where no search before gave another line. */
 static void
 line_at(struct geo *g, uint64_t span, uint64_t apart, const char *kern, int link, xray_value *v)
 {
@@ -492,6 +493,13 @@ line_at(struct geo *g, uint64_t span, uint64_t apart, const char *kern, int link
     for (j = 0; j < i; j++)
       if (l[i] && l[i] == l[j] && how[i] != how[j]) {
         xray__value_measured(v, (double) l[i], method);
+        /* Two that agree after a third gave another line may agree by
+         * the noise's chance: under noise each search ends anywhere. */
+        for (j = 0; j < i; j++)
+          if (l[j] && l[j] != l[i]) {
+            xray__value_doubt(v, "; not confirmed: another search gave %zu", l[j]);
+            break;
+          }
         return;
       }
   }
