@@ -48,6 +48,12 @@
 #define UNTIMED_RUNS 8
 #define RUNS_AGREE 0.03
 
+/* The largest loop, in code bytes: twice the largest L1I xray is tested
+ * on (a simulated 256 KB), where every loop has left the L1I and the op
+ * cache.  The steps past it are the L2's and beyond, which no value
+ * rests on, and the loops there cost the most time a point. */
+#define SCAN_TOP (512.0 * 1024)
+
 /* The fetch-bound kernels.  They differ in taken jumps and instructions
  * per 64-byte window, so an op cache (which ends an entry at a taken jump
  * and at a window's end) reaches a different code size in each; the L1I
@@ -331,15 +337,15 @@ measure_once(xray_machine *m, struct once *o)
   n4 = xray__find_steps(&cv4, 0.25, &st4, 1);
   decode = n4 > 0 ? st4.hi : 0;
   decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
-  /* The others only as far as twice the 8-byte NOPs' last edge (at least
-   * 256 KB): their large loops cost the most time.  One that cannot be
-   * timed (a recording made before it existed) gives no edges, and then
-   * no cross-check. */
+  /* The 8-byte NOPs as far as SCAN_TOP, the others only as far as twice
+   * their last edge (at least 256 KB): the large loops cost the most
+   * time.  One that cannot be timed (a recording made before it existed)
+   * gives no edges, and then no cross-check. */
   for (i = 0; i < NFETCH; i++) {
     struct ictx c = { m, xray__stmt_find(fetch_kernels[i]), 0, 0, NULL, 0 };
-    double top = i == 0 ? 1024 * 1024 : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
-    untimed[i] = (ne[i] = xray__ic_edges(&c, fmin(top, 1024 * 1024), decode, i == 0 ? decode_x : INFINITY,
-                                   e[i], g[i], MAX_EDGES))
+    double top = i == 0 ? SCAN_TOP : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
+    untimed[i] = (ne[i] = xray__ic_edges(&c, fmin(top, SCAN_TOP), decode,
+                                         i == 0 ? decode_x : INFINITY, e[i], g[i], MAX_EDGES))
         < 0;
     if (untimed[i] && i == 0)
       goto out;
