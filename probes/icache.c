@@ -338,8 +338,8 @@ measure_once(xray_machine *m, struct once *o)
   decode = n4 > 0 ? st4.hi : 0;
   decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
   /* The 8-byte NOPs as far as SCAN_TOP, the others only as far as twice
-   * their last edge (at least 256 KB): the large loops cost the most
-   * time.  One that cannot be timed (a recording made before it existed)
+   * the 8-byte NOPs' last edge (at least 256 KB, at most SCAN_TOP): the
+   * large loops cost the most time.  One that cannot be timed (a recording made before it existed)
    * gives no edges, and then no cross-check. */
   for (i = 0; i < NFETCH; i++) {
     struct ictx c = { m, xray__stmt_find(fetch_kernels[i]), 0, 0, NULL, 0 };
