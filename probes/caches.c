@@ -373,8 +373,11 @@ size_level(struct cc *c, struct shape *S, int i)
   else if (shared)
     L[i].k50 = caches_half_way(c, S, &L[i]);
   /* The pair test needs k where the level surely misses: into the next
-   * plateau, where the model or the half-way point placed the level. */
-  if (!isnan(L[i].size) || !isnan(L[i].k50)) {
+   * plateau, where the model or the half-way point placed the level.  A
+   * last step too wide to be one level's is reported as the level
+   * fading, its line unknown (caches_count_levels): its pairs, the
+   * probe's longest chases, would be spent for nothing. */
+  if ((!isnan(L[i].size) || !isnan(L[i].k50)) && !caches_wide_step(c, S, i)) {
     int j = first[i + 1] + 2 <= last[i + 1] ? first[i + 1] + 2 : last[i + 1];
     /* The shared-lines check needs pages enough that a quarter of them
      * still miss the level: up to 8 times the start of the next plateau,
@@ -385,13 +388,7 @@ size_level(struct cc *c, struct shape *S, int i)
         e++;
       L[i].line_k = c->pt[e].k;
     }
-    /* A last step too wide to be one level's is reported as the level
-     * fading, its line unknown (caches_count_levels): its pairs, the
-     * probe's longest chases, would be spent for nothing. */
-    if (caches_wide_step(c, S, i))
-      snprintf(L[i].why, sizeof L[i].why, "not measured: the step is too wide to be one level's");
-    else
-      L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
+    L[i].line = caches_line_of(c, &L[i], c->pt[j].k, L[i].why, sizeof L[i].why);
     c->failed = 0; /* as for a conflict set: the line only */
   }
 }
