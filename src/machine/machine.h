@@ -34,6 +34,7 @@ struct xray__arena {
   void *map;
   int full; /* the last reserve failed for want of memory (ENOMEM) */
   int ahead; /* the last chain placed carries look-ahead pointers */
+  size_t filled; /* bytes from base a stream has written (faulted in) */
   /* A sparse arena (map NULL): only the pages its chains touch are
    * mapped, each run of them on its own; their numbers from base, in
    * order (real/arena.c). */

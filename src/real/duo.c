@@ -44,16 +44,6 @@ struct duo_run {
   char err[200];
 };
 
-static int
-pin(int cpu)
-{
-  cpu_set_t set;
-
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return sched_setaffinity(0, sizeof set, &set);
-}
-
 static void
 fail(struct duo_run *r, const char *why)
 {
@@ -226,7 +216,7 @@ side_run(void *arg)
   struct side_arg *s = arg;
   struct duo_run *r = s->r;
 
-  if (pin(s->which ? r->d->b : r->d->a)) {
+  if (xray__real_pin(s->which ? r->d->b : r->d->a)) {
     fail(r, "cannot pin a thread to the CPU asked for");
     return NULL;
   }

@@ -27,6 +27,16 @@
 #define THREAD_STACK ((size_t) 256 << 10)
 
 int
+xray__real_pin(int cpu)
+{
+  cpu_set_t set;
+
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set);
+}
+
+int
 xray__real_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 {
   pthread_attr_t at;
@@ -77,16 +87,6 @@ struct worker {
 
 static volatile double sat_x = 1e-9;
 
-static void
-pin(int cpu)
-{
-  cpu_set_t set;
-
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
-}
-
 static void *
 work(void *arg)
 {
@@ -94,7 +94,7 @@ work(void *arg)
   double x = sat_x;
   int s;
 
-  pin(w->cpu);
+  xray__real_pin(w->cpu);
   while (!*w->go)
     ;
   for (s = 0; !*w->stop; s++) {

@@ -407,7 +407,7 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz)
    * step, some per cent), the clock of the bursts before it alone would
    * count too few cycles, and more bytes a cycle than the core moves. */
   before = xray__clock_now(&m->clock);
-  per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, &m->team, &m->nteam,
+  per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, n, &m->team, &m->nteam,
                                base->tick_hz, base->error, sizeof base->error);
   tpc = fmin(before, xray__clock_fresh(&m->clock));
   /* The figure in bytes a second is the same figure in that clock. */

@@ -28,6 +28,8 @@ void *xray__chase_warm_ahead(void *p, uint64_t loads);
 #include <pthread.h>
 /* real/pairs.c: pthread_create for a timing thread, with a small stack. */
 int xray__real_thread(pthread_t *t, void *(*fn)(void *), void *arg);
+/* ... the calling thread bound to CPU cpu: 0, or -1. */
+int xray__real_pin(int cpu);
 #endif
 
 /* real/sigill.c: 1 if fn(ctx) ran to its end, 0 if the processor
@@ -76,12 +78,14 @@ double xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, doub
                       char *err, size_t errlen);
 
 /* real/stream.c: bytes per tick of streaming kernel k of set with
- * `threads` threads pinned to cpu[0..threads-1], each over its own arrays
- * of `bytes` bytes in all (machine.h: the stream op), thread i's in
- * (*team)[i], of which there are *nteam, grown to `threads` here and kept
- * by the caller for the next call, on the same CPUs; NAN with why. */
+ * `threads` threads pinned to cpu[0..threads-1] (of the ncpu usable CPUs
+ * cpu[0..ncpu-1]), each over its own arrays of `bytes` bytes in all
+ * (machine.h: the stream op): in (*team)[0] for them all where the CPUs
+ * share a memory node, else thread i's in (*team)[i]; there are *nteam
+ * arenas, grown here and kept by the caller for the next call, on the
+ * same CPUs; NAN with why. */
 double xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                         const int *cpu, struct xray__arena **team, int *nteam, double tick_hz,
-                         char *err, size_t errlen);
+                         const int *cpu, int ncpu, struct xray__arena **team, int *nteam,
+                         double tick_hz, char *err, size_t errlen);
 
 #endif

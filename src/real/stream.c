@@ -1,7 +1,14 @@
 /* Streaming kernels on the real machine: a team of threads, each pinned to
- * a usable CPU of its own, each streaming through arrays of its own (first
- * touched there, so that they lie in its own memory node), started
- * together by a spin barrier for every sample.
+ * a usable CPU of its own, each streaming through arrays of its own,
+ * started together by a spin barrier for every sample.
+ *
+ * Where the team's CPUs share one memory node, the arrays lie in one
+ * arena for the whole team, kept from call to call, and its new pages
+ * are first touched by every usable CPU at once: a first touch is the
+ * kernel's page clearing and, in a guest, the host's fault, hundreds of
+ * MB for memory's footprints, which CPUs that share it finish sooner.
+ * Across nodes each thread first touches an arena of its own, so that
+ * its arrays lie in its own node.
  *
  * A sample's figure is every thread's bytes over the time from the first
  * thread's start to the last one's end: a thread the host deschedules
@@ -13,6 +20,7 @@
 #endif
 #include "real/real.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +38,19 @@
  * vectors of no ISA's): streams that walk in step do not meet in the
  * same cache set or the same 4K alias at every step. */
 #define STAGGER 1088
+/* A first touch is split among at most this many CPUs, in slices of
+ * whole large pages. */
+#define FILLERS 8
+#define FILL_ALIGN ((size_t) 2 << 20)
 
 #ifdef __linux__
 #include <pthread.h>
-#include <sched.h>
 
 struct member {
   struct team *t;
   int cpu;
-  struct xray__arena *arena; /* kept by the machine from call to call */
+  struct xray__arena *arena; /* its own, kept by the machine; NULL: base is given */
+  char *base;
   uint64_t t0[SAMPLES], t1[SAMPLES];
   /* The kernels' results, kept so that no pass is optimized away: sums
    * of the arrays' 64-bit words, so the total wraps (unsigned: defined). */
@@ -78,30 +90,109 @@ barrier(struct team *t)
   arrive(t, 1, 1);
 }
 
+/* The memory node CPU cpu belongs to (the nodeN in its sysfs folder), or
+ * -1 where the OS names none (a kernel without NUMA: one node). */
+static int
+node_of(int cpu)
+{
+  char path[64];
+  struct dirent *e;
+  DIR *d;
+  int node = -1;
+
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d", cpu);
+  if (!(d = opendir(path)))
+    return -1;
+  while (node < 0 && (e = readdir(d)))
+    if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+      node = atoi(e->d_name + 4);
+  closedir(d);
+  return node;
+}
+
+/* Whether CPUs cpu[0..n-1] share one memory node. */
+static int
+one_node(const int *cpu, int n)
+{
+  int i, first = node_of(cpu[0]);
+
+  for (i = 1; i < n; i++)
+    if (node_of(cpu[i]) != first)
+      return 0;
+  return 1;
+}
+
+/* One slice of a first touch, by one CPU. */
+struct filler {
+  char *from;
+  size_t len;
+  int cpu;
+};
+
+static void *
+fill_run(void *arg)
+{
+  struct filler *f = arg;
+
+  xray__real_pin(f->cpu);
+  memset(f->from, 1, f->len);
+  return NULL;
+}
+
+/* Arena a's bytes up to len written (faulted in): those not yet written,
+ * in slices among CPUs cpu[0..n-1] at once, the caller (which runs on
+ * cpu[0]) taking the first.  The bytes are doubles of 7.8e-304: normal. */
+static void
+fill(struct xray__arena *a, size_t len, const int *cpu, int n)
+{
+  struct filler f[FILLERS];
+  pthread_t th[FILLERS];
+  int started[FILLERS] = { 0 }, i;
+  size_t from = a->filled, slice;
+
+  if (from >= len)
+    return;
+  n = n < 1 ? 1 : n > FILLERS ? FILLERS : n;
+  slice = ((len - from) / (size_t) n + FILL_ALIGN - 1) / FILL_ALIGN * FILL_ALIGN;
+  for (i = 0; i < n; i++) {
+    size_t at = from + (size_t) i * slice;
+    f[i].from = a->base + (at < len ? at : 0);
+    f[i].len = at >= len ? 0 : len - at < slice ? len - at : slice;
+    f[i].cpu = cpu[i];
+  }
+  for (i = 1; i < n; i++)
+    if (f[i].len)
+      started[i] = xray__real_thread(&th[i], fill_run, &f[i]) == 0;
+  memset(f[0].from, 1, f[0].len);
+  for (i = 1; i < n; i++)
+    if (started[i])
+      pthread_join(th[i], NULL);
+    else
+      memset(f[i].from, 1, f[i].len);
+  a->filled = len;
+}
+
 static void *
 member_run(void *arg)
 {
   struct member *me = arg;
   struct team *t = me->t;
-  size_t len = t->n * t->width, stride = len + STAGGER;
-  char *base, err[200];
-  cpu_set_t set;
-  int s, fresh;
+  size_t len = t->n * t->width, stride = len + STAGGER, need = stride * (size_t) t->arrays;
+  char *base = me->base, err[200];
+  int s;
 
-  CPU_ZERO(&set);
-  CPU_SET(me->cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
-  /* An arena this thread's CPU first touched in an earlier call is used
-   * again as it is: mapping and touching hundreds of MB each call would
-   * cost more than the streaming. */
-  fresh = !me->arena->base || me->arena->len < stride * (size_t) t->arrays;
-  if (xray__arena_reserve(me->arena, stride * (size_t) t->arrays, XRAY__ARENA_HUGE, err,
-                          sizeof err)) {
-    if (!__atomic_exchange_n(&t->failed, 1, __ATOMIC_ACQ_REL))
-      snprintf(t->err, sizeof t->err, "%s", err);
-  } else if (fresh)
-    memset(me->arena->base, 1, me->arena->len); /* doubles of 7.8e-304: normal */
-  base = me->arena->base;
+  xray__real_pin(me->cpu);
+  /* An arena of its own that this thread's CPU first touched in an
+   * earlier call is used again as it is: mapping and touching hundreds of
+   * MB each call would cost more than the streaming. */
+  if (me->arena) {
+    if (xray__arena_reserve(me->arena, need, XRAY__ARENA_HUGE, err, sizeof err)) {
+      if (!__atomic_exchange_n(&t->failed, 1, __ATOMIC_ACQ_REL))
+        snprintf(t->err, sizeof t->err, "%s", err);
+    } else
+      fill(me->arena, need, &me->cpu, 1);
+    base = me->arena->base;
+  }
   barrier(t);
   if (__atomic_load_n(&t->failed, __ATOMIC_ACQUIRE))
     return NULL;
@@ -159,14 +250,15 @@ grow(struct xray__arena **team, int *nteam, int threads)
 
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz, char *err,
-                  size_t errlen)
+                  const int *cpu, int ncpu, struct xray__arena **team, int *nteam, double tick_hz,
+                  char *err, size_t errlen)
 {
   struct team t;
   struct member *mem;
   pthread_t *th;
   double best = NAN;
-  int i, started = 0, s;
+  size_t per;
+  int i, started = 0, s, shared, all = ncpu > threads ? ncpu : threads;
 
   memset(&t, 0, sizeof t);
   t.fn = set->fn[k];
@@ -180,18 +272,33 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
              t.arrays, t.width * XRAY__STREAM_UNIT);
     return NAN;
   }
+  /* A thread's part of a shared arena: its arrays, to a whole line. */
+  per = ((t.n * t.width + STAGGER) * (size_t) t.arrays + 63) / 64 * 64;
+  shared = one_node(cpu, all);
   mem = calloc((size_t) threads, sizeof *mem);
   th = calloc((size_t) threads, sizeof *th);
-  if (!mem || !th || grow(team, nteam, threads)) {
+  if (!mem || !th || grow(team, nteam, shared ? 1 : threads)) {
     free(mem);
     free(th);
     snprintf(err, errlen, "out of memory");
     return NAN;
   }
+  if (shared) {
+    xray__arenas_free(*team + 1, *nteam - 1);
+    if (xray__arena_reserve(&(*team)[0], per * (size_t) threads, XRAY__ARENA_HUGE, err, errlen)) {
+      free(mem);
+      free(th);
+      return NAN;
+    }
+    fill(&(*team)[0], per * (size_t) threads, cpu, all);
+  }
   for (i = 0; i < threads; i++) {
     mem[i].t = &t;
     mem[i].cpu = cpu[i];
-    mem[i].arena = &(*team)[i];
+    if (shared)
+      mem[i].base = (*team)[0].base + (size_t) i * per;
+    else
+      mem[i].arena = &(*team)[i];
     if (xray__real_thread(&th[i], member_run, &mem[i]) != 0)
       break;
     started++;
@@ -227,10 +334,11 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
 #else
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, struct xray__arena **team, int *nteam, double tick_hz, char *err,
-                  size_t errlen)
+                  const int *cpu, int ncpu, struct xray__arena **team, int *nteam, double tick_hz,
+                  char *err, size_t errlen)
 {
-  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) team, (void) nteam;
+  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) ncpu, (void) team;
+  (void) nteam;
   (void) tick_hz;
   snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
   return NAN;
