@@ -22,7 +22,7 @@ tlb_point(void *p, double x)
   struct tc *c = p;
   double base,
       d = xray__tlb_cost(c->m, c->off, (size_t) x, 0, 1, 0, XRAY__ARENA_SMALL, &c->rng, "tlb",
-                         &base);
+                         &c->packed, &base);
 
   if (isnan(d)) {
     c->failed = 1;
@@ -80,7 +80,7 @@ ramp_curve(struct tc *c, size_t s, const double *x, double *t, double *p, double
     for (i = 0; i < n; i++) {
       double base,
           d = xray__tlb_cost(c->m, c->off, (size_t) x[i], c->fill, s, c->shift, XRAY__ARENA_SMALL,
-                             &c->rng, c->fill ? "tlb-set" : "tlb-stride", &base);
+                             &c->rng, c->fill ? "tlb-set" : "tlb-stride", &c->packed, &base);
       if (isnan(d)) {
         c->failed = 1;
         return -1;

@@ -443,6 +443,7 @@ tlb_run(xray_machine *m, xray_report *r)
     report_page(&c, &f, &v);
   }
   xray__curve_free(&cv);
+  xray__packed_free(&c.packed);
   free(c.off);
   return 0;
 }

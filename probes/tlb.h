@@ -42,6 +42,7 @@ struct tc {
    * measured once; the counts taken again, to agree or to confirm, only
    * before it. */
   double deadline;
+  struct xray__packed packed; /* the packed chains' least times */
 };
 
 /* What tlb_run has established so far. */

@@ -55,16 +55,33 @@ double xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__are
 double xray__chase_ordered(xray_machine *m, const uint64_t *off, size_t n,
                            enum xray__arena_kind arena, const char *probe, const char *layout);
 
+/* The least time of the packed chains of each line count so far, kept by
+ * a probe that asks for the same counts again and again (zeroed to start;
+ * xray__packed_free ends it). */
+struct xray__packed {
+  struct xray__packed_count {
+    size_t lines;
+    enum xray__arena_kind arena;
+    unsigned draws;
+    double best;
+  } * c;
+  size_t n, cap;
+};
+void xray__packed_free(struct xray__packed *memo);
+
 /* The cost per load of translation: n lines, one in each of pages shift,
  * shift + stride, shift + 2 stride, ... and in fill more pages past them,
  * none a multiple of 16 pages from the first (so in other sets of any
  * level of 16 sets or more than the strided ones), at offsets that spread
  * them over every L1 set, less the same lines packed into the fewest
  * pages.  The packed chain's time goes to *base if not NULL.  off has room
- * for n + fill. */
+ * for n + fill.  Unless memo is NULL, the packed chain of n + fill lines
+ * is chased only until it has XRAY__PACKED_DRAWS times there, and their
+ * least stands for it from then on. */
+#define XRAY__PACKED_DRAWS 3
 double xray__tlb_cost(xray_machine *m, uint64_t *off, size_t n, size_t fill, size_t stride,
                       size_t shift, enum xray__arena_kind arena, uint64_t *rng, const char *probe,
-                      double *base);
+                      struct xray__packed *memo, double *base);
 
 /* Two CPUs at once (the sharing and interference probes): what CPU a
  * does, timed, while CPU b (-1: no one) does its part.
