@@ -3,10 +3,10 @@
  * names the layout (so that a recording answers only like with like). */
 #include "machine/machine.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 
 double
 xray__chase_time(xray_machine *m, uint64_t *off, size_t n, enum xray__arena_kind arena,
