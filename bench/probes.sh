@@ -19,7 +19,7 @@
 # than 10 %); and for each published figure, the runs that established it.
 # Numbers, not pass/fail.
 #
-# Usage: bench/probes.sh [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE...
+# Usage: bench/probes.sh [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] [-g SECONDS] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
 #        bench/probes.sh dcache caches tlb
 #   -q: quiet runs only.
@@ -35,6 +35,13 @@
 #      the first, one run of each at a time, and reported after it: a
 #      shared host's load moves within minutes, and two series run one
 #      after the other would compare the hours, not the builds.
+#   -g SECONDS: a pause before every run (default 0).  A process that
+#      starts within seconds of another's exit gets the memory that one
+#      freed without faulting it in again, where a guest's OS hands freed
+#      large pages back to its host a while after: back to back, a run
+#      that follows a hungrier one starts cheaper.  Linux reports freed
+#      pages to its host 2 s after (free page reporting), so 3 s is past
+#      that; the pause is not counted.
 xray=./xray
 xray_b=
 runs=10
@@ -42,7 +49,8 @@ cflags=${CFLAGS:--O2}
 busy=yes
 stream=
 together=
-while getopts x:b:n:c:qm:t o; do
+gap=0
+while getopts x:b:n:c:qm:tg: o; do
   case $o in
     x) xray=$OPTARG ;;
     b) xray_b=$OPTARG ;;
@@ -50,13 +58,15 @@ while getopts x:b:n:c:qm:t o; do
     c) cflags=$OPTARG ;;
     q) busy= ;;
     t) together=yes ;;
+    g) case $OPTARG in *[!0-9.]* | "" | .) echo "$0: -g takes seconds, a number" >&2; exit 2 ;; esac
+       gap=$OPTARG ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
        stream=$OPTARG ;;
-    *) sed -n '2,37s/^# \{0,1\}//p' "$0"; exit 2 ;;
+    *) sed -n '2,43s/^# \{0,1\}//p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] [-g SECONDS] PROBE..." >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
 hog=
 trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
@@ -88,6 +98,7 @@ one() {
   x=$1 name=$2
   shift 2
   for p in "$@"; do
+    [ "$gap" = 0 ] || sleep "$gap"
     t0=$(date +%s.%N)
     if [ -n "$together" ]; then
       "$x" --format=json --cflags="$cflags" "$@" >"$tmp/out.json" 2>/dev/null
