@@ -454,7 +454,7 @@ line_at(struct geo *g, uint64_t span, uint64_t apart, const char *kern, int link
   static const int how[] = { MOVE_HALF, MOVE_ODD, MOVE_HALF, MOVE_ODD, MOVE_HALF };
 #define NHOW (sizeof how / sizeof *how)
   uint64_t hi = span >= 2048 || !span ? 1024 : span / 2;
-  size_t l[NHOW] = { 0 }, k, i, j;
+  size_t l[NHOW] = { 0 }, k, i, j, o;
   double ref1, ref;
   int n1;
   char why[200] = "", method[300];
@@ -495,9 +495,9 @@ line_at(struct geo *g, uint64_t span, uint64_t apart, const char *kern, int link
         xray__value_measured(v, (double) l[i], method);
         /* Two that agree after a third gave another line may agree by
          * the noise's chance: under noise each search ends anywhere. */
-        for (j = 0; j < i; j++)
-          if (l[j] && l[j] != l[i]) {
-            xray__value_doubt(v, "; not confirmed: another search gave %zu", l[j]);
+        for (o = 0; o < i; o++)
+          if (l[o] && l[o] != l[i]) {
+            xray__value_doubt(v, "; not confirmed: another search gave %zu", l[o]);
             break;
           }
         return;

@@ -339,13 +339,15 @@ measure_once(xray_machine *m, struct once *o)
   decode_x = n4 > 0 ? cv4.x[st4.first_high] : INFINITY;
   /* The 8-byte NOPs as far as SCAN_TOP, the others only as far as twice
    * the 8-byte NOPs' last edge (at least 256 KB, at most SCAN_TOP): the
-   * large loops cost the most time.  One that cannot be timed (a recording made before it existed)
-   * gives no edges, and then no cross-check. */
+   * large loops cost the most time.  One that cannot be timed (a
+   * recording made before it existed) gives no edges, and then no
+   * cross-check. */
   for (i = 0; i < NFETCH; i++) {
     struct ictx c = { m, xray__stmt_find(fetch_kernels[i]), 0, 0, NULL, 0 };
-    double top = i == 0 ? SCAN_TOP : fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0);
-    untimed[i] = (ne[i] = xray__ic_edges(&c, fmin(top, SCAN_TOP), decode,
-                                         i == 0 ? decode_x : INFINITY, e[i], g[i], MAX_EDGES))
+    double top =
+        i == 0 ? SCAN_TOP : fmin(SCAN_TOP, fmax(256 * 1024, ne[0] ? 2 * e[0][ne[0] - 1] : 0));
+    untimed[i] = (ne[i] = xray__ic_edges(&c, top, decode, i == 0 ? decode_x : INFINITY, e[i], g[i],
+                                         MAX_EDGES))
         < 0;
     if (untimed[i] && i == 0)
       goto out;

@@ -43,6 +43,9 @@ struct real {
   struct xray__arena duo[2]; /* the two sides' chains of a duo */
   struct xray__arena *team; /* the streaming threads' arenas, by thread */
   int nteam;
+  /* 1 where the usable CPUs share one memory node, 2 where they span
+   * more (the streams' arenas then one a thread); 0: not read yet. */
+  int nodes;
   struct xray__pin pin; /* the CPU this machine measures on */
   int pinned;
   /* The last CPU besides home that a kernel was timed on (-1: none), with

@@ -406,9 +406,11 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz)
    * fastest in, and where the clock stepped up while it ran (a boost
    * step, some per cent), the clock of the bursts before it alone would
    * count too few cycles, and more bytes a cycle than the core moves. */
+  if (!m->nodes)
+    m->nodes = xray__real_one_node(cpu, n) ? 1 : 2;
   before = xray__clock_now(&m->clock);
-  per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, n, &m->team, &m->nteam,
-                               base->tick_hz, base->error, sizeof base->error);
+  per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, n, m->nodes == 1, &m->team,
+                               &m->nteam, base->tick_hz, base->error, sizeof base->error);
   tpc = fmin(before, xray__clock_fresh(&m->clock));
   /* The figure in bytes a second is the same figure in that clock. */
   if (hz && tpc > 0 && base->core_hz > 0)

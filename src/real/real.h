@@ -80,12 +80,15 @@ double xray__real_duo(const struct xray__duo *d, struct xray__arena *arena, doub
 /* real/stream.c: bytes per tick of streaming kernel k of set with
  * `threads` threads pinned to cpu[0..threads-1] (of the ncpu usable CPUs
  * cpu[0..ncpu-1]), each over its own arrays of `bytes` bytes in all
- * (machine.h: the stream op): in (*team)[0] for them all where the CPUs
- * share a memory node, else thread i's in (*team)[i]; there are *nteam
- * arenas, grown here and kept by the caller for the next call, on the
- * same CPUs; NAN with why. */
+ * (machine.h: the stream op): in (*team)[0] for them all where shared
+ * (the CPUs share a memory node), else thread i's in (*team)[i]; there
+ * are *nteam arenas, grown here and kept by the caller for the next call,
+ * on the same CPUs; NAN with why. */
 double xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                         const int *cpu, int ncpu, struct xray__arena **team, int *nteam,
-                         double tick_hz, char *err, size_t errlen);
+                         const int *cpu, int ncpu, int shared, struct xray__arena **team,
+                         int *nteam, double tick_hz, char *err, size_t errlen);
+/* ... whether CPUs cpu[0..n-1] share one memory node (the nodeN in each
+ * one's sysfs folder; none named counts as one node). */
+int xray__real_one_node(const int *cpu, int n);
 
 #endif

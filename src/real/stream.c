@@ -110,9 +110,8 @@ node_of(int cpu)
   return node;
 }
 
-/* Whether CPUs cpu[0..n-1] share one memory node. */
-static int
-one_node(const int *cpu, int n)
+int
+xray__real_one_node(const int *cpu, int n)
 {
   int i, first = node_of(cpu[0]);
 
@@ -250,15 +249,15 @@ grow(struct xray__arena **team, int *nteam, int threads)
 
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, int ncpu, struct xray__arena **team, int *nteam, double tick_hz,
-                  char *err, size_t errlen)
+                  const int *cpu, int ncpu, int shared, struct xray__arena **team, int *nteam,
+                  double tick_hz, char *err, size_t errlen)
 {
   struct team t;
   struct member *mem;
   pthread_t *th;
   double best = NAN;
   size_t per;
-  int i, started = 0, s, shared, all = ncpu > threads ? ncpu : threads;
+  int i, started = 0, s, all = ncpu > threads ? ncpu : threads;
 
   memset(&t, 0, sizeof t);
   t.fn = set->fn[k];
@@ -274,7 +273,6 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   }
   /* A thread's part of a shared arena: its arrays, to a whole line. */
   per = ((t.n * t.width + STAGGER) * (size_t) t.arrays + 63) / 64 * 64;
-  shared = one_node(cpu, all);
   mem = calloc((size_t) threads, sizeof *mem);
   th = calloc((size_t) threads, sizeof *th);
   if (!mem || !th || grow(team, nteam, shared ? 1 : threads)) {
@@ -284,7 +282,6 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
     return NAN;
   }
   if (shared) {
-    xray__arenas_free(*team + 1, *nteam - 1);
     if (xray__arena_reserve(&(*team)[0], per * (size_t) threads, XRAY__ARENA_HUGE, err, errlen)) {
       free(mem);
       free(th);
@@ -334,13 +331,20 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
 #else
 double
 xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, int threads,
-                  const int *cpu, int ncpu, struct xray__arena **team, int *nteam, double tick_hz,
-                  char *err, size_t errlen)
+                  const int *cpu, int ncpu, int shared, struct xray__arena **team, int *nteam,
+                  double tick_hz, char *err, size_t errlen)
 {
-  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) ncpu, (void) team;
-  (void) nteam;
+  (void) set, (void) k, (void) bytes, (void) threads, (void) cpu, (void) ncpu, (void) shared;
+  (void) team, (void) nteam;
   (void) tick_hz;
   snprintf(err, errlen, "streaming threads need Linux and POSIX threads");
   return NAN;
+}
+
+int
+xray__real_one_node(const int *cpu, int n)
+{
+  (void) cpu, (void) n;
+  return 1;
 }
 #endif
