@@ -19,7 +19,7 @@
 # than 10 %); and for each published figure, the runs that established it.
 # Numbers, not pass/fail.
 #
-# Usage: bench/probes.sh [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] [-g SECONDS] PROBE...
+# Usage: bench/probes.sh [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t | -G] [-m MB] [-g SECONDS] PROBE...
 #   e.g. bench/probes.sh -c '-O2 -march=native' freq latency throughput fma registers cores
 #        bench/probes.sh dcache caches tlb
 #   -q: quiet runs only.
@@ -29,6 +29,11 @@
 #      wall time follows.  Without -t each probe runs alone, measuring
 #      what it rests on itself (bandwidth, sharing and interference: the
 #      caches probe's levels).
+#   -G: each probe alone, but what it rests on given (--given) from one
+#      run of the dcache and caches probes by the same build before the
+#      series: every probe's seconds are then its own work only, and
+#      their sum is the least that probes run one a process can cost
+#      without measuring anything twice.
 #   -m MB: the busy CPU streams through MB megabytes instead of spinning
 #      (dd from /dev/zero): a neighbour that takes the shared cache.
 #   -b XRAY: a second build (before and after a change), run in turn with
@@ -49,8 +54,9 @@ cflags=${CFLAGS:--O2}
 busy=yes
 stream=
 together=
+given=
 gap=0
-while getopts x:b:n:c:qm:tg: o; do
+while getopts x:b:n:c:qm:tGg: o; do
   case $o in
     x) xray=$OPTARG ;;
     b) xray_b=$OPTARG ;;
@@ -58,6 +64,7 @@ while getopts x:b:n:c:qm:tg: o; do
     c) cflags=$OPTARG ;;
     q) busy= ;;
     t) together=yes ;;
+    G) given=yes ;;
     g) case $OPTARG in *[!0-9.]* | "" | .) echo "$0: -g takes seconds, a number" >&2; exit 2 ;; esac
        gap=$OPTARG ;;
     m) case $OPTARG in *[!0-9]* | "") echo "$0: -m takes megabytes, a whole number" >&2; exit 2 ;; esac
@@ -66,7 +73,8 @@ while getopts x:b:n:c:qm:tg: o; do
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t] [-m MB] [-g SECONDS] PROBE..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-x XRAY] [-b XRAY] [-n RUNS] [-c CFLAGS] [-q] [-t | -G] [-m MB] [-g SECONDS] PROBE..." >&2; exit 2; }
+[ -z "$together" ] || [ -z "$given" ] || { echo "$0: -t and -G exclude each other (-G is for probes alone)" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/xray-bench.XXXXXX") || exit 1
 hog=
 trap '[ -n "$hog" ] && kill $hog 2>/dev/null; rm -rf "$tmp"' 0
@@ -76,7 +84,8 @@ trap 'exit 130' 1 2 15
 # for them all); NAME VALUE OS lines in $tmp/NAME.v, NAME<tab>REASON lines
 # in $tmp/NAME.r, PROBE SECONDS lines in $tmp/NAME.s (with -t, also
 # '(whole-run) SECONDS' lines).  With -b, the second build's in turn,
-# in $tmp/NAME.b.*.
+# in $tmp/NAME.b.*.  With -G, each build's given values first, in
+# $tmp/given.NAME (and given.NAME.b).
 series() {
   s=$1
   shift
@@ -84,6 +93,10 @@ series() {
     : >"$tmp/$f.v"
     : >"$tmp/$f.r"
     : >"$tmp/$f.s"
+    [ -n "$given" ] || continue
+    case $f in *.b) x=$xray_b ;; *) x=$xray ;; esac
+    "$x" --format=shell --cflags="$cflags" dcache caches >"$tmp/given.$f" 2>/dev/null ||
+      { echo "$0: $x dcache caches failed: nothing to give (-G)" >&2; exit 1; }
   done
   i=1
   while [ "$i" -le "$runs" ]; do
@@ -109,7 +122,7 @@ one() {
         "$tmp/out.json" >>"$tmp/$name.s"
       echo "$t0 $t1" | awk '{ printf "(whole-run) %.3f\n", $2 - $1 }' >>"$tmp/$name.s"
     else
-      "$x" --format=json --cflags="$cflags" "$p" >"$tmp/out.json" 2>/dev/null
+      "$x" --format=json --cflags="$cflags" ${given:+"--given=$tmp/given.$name"} "$p" >"$tmp/out.json" 2>/dev/null
       t1=$(date +%s.%N)
       echo "$p $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }' >>"$tmp/$name.s"
     fi
@@ -135,7 +148,7 @@ one() {
 
 # report NAME XRAY: series NAME's values, reasons and seconds
 report() {
-  echo "$1: $runs runs of $2, $("$2" --version), cc $cflags"
+  echo "$1: $runs runs of $2, $("$2" --version), cc $cflags${given:+, what the probes rest on given (-G)}"
   awk '{ k = $1; if (!(k in seen)) { order[++n] = k; seen[k] = 1 }
          c[k, $2]++; if (!((k, $2) in vs)) { vs[k, $2] = 1; vals[k] = vals[k] " " $2 } os[k] = $3
          if ($4 != "-" && $4 != "") { if (!(k in lo) || $4 < lo[k]) lo[k] = $4; if (!(k in hi) || $4 > hi[k]) hi[k] = $4 } }
