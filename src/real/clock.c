@@ -51,9 +51,10 @@ recent(const struct xray__clock *c, double now, double *best)
 }
 
 double
-xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, int windows), void *ctx)
+xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, int windows), void *ctx,
+                      double busy_since)
 {
-  double best = HUGE_VAL, t0 = xray__now();
+  double best = HUGE_VAL, t0 = fmin(busy_since, xray__now());
   int i;
 
   memset(c, 0, sizeof *c);

@@ -273,7 +273,7 @@ xray__real_away(struct real *m, int cpu, struct xray__clock **clock, struct xray
   }
   if (m->away.cpu != cpu) {
     memset(&m->away.ref, 0, sizeof m->away.ref);
-    if (!(xray__clock_calibrate(&m->away.clock, add_ticks, m) > 0)) {
+    if (!(xray__clock_calibrate(&m->away.clock, add_ticks, m, xray__now()) > 0)) {
       xray__real_home(m);
       xray__machine_fail(&m->base, XRAY__FAIL_ERROR, "no add chain to take CPU %d's clock", cpu);
       return -1;
@@ -539,14 +539,17 @@ xray_machine_real(char *err, size_t errlen)
     free(m);
     return NULL;
   }
-  m->base.tick_hz = xray__tick_hz();
   /* One CPU for the clock and every single-threaded kernel (see
    * xray__pin); a thread that cannot be bound measures where it runs. */
   m->pinned = xray__pin(&m->pin) == 0;
   m->base.home = m->pinned ? m->pin.home : -1;
   m->away.cpu = -1;
   {
-    double tpc = xray__clock_calibrate(&m->clock, add_ticks, m);
+    /* The tick rate, where it is timed, spins on this CPU (tick.c): the
+     * clock's warm-up spin counts that time rather than repeat it. */
+    double busy = xray__now(), tpc;
+    m->base.tick_hz = xray__tick_hz();
+    tpc = xray__clock_calibrate(&m->clock, add_ticks, m, busy);
     m->base.core_hz = tpc > 0 ? m->base.tick_hz / tpc : 0;
   }
   where(m);

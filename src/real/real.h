@@ -59,9 +59,12 @@ struct xray__clock {
 };
 /* Sets c up with a clock taken now (after a spin, the fastest of bursts
  * over ~40 ms): ticks per cycle, or 0 where there is no add chain (every
- * later clock is then 1). */
+ * later clock is then 1).  busy_since: since when this thread has kept
+ * its CPU busy without a pause (xray__now() where it has not): the spin
+ * that wakes an idle core, which runs slow for a while, ends 30 ms after
+ * it. */
 double xray__clock_calibrate(struct xray__clock *c, double (*burst)(void *ctx, int windows),
-                             void *ctx);
+                             void *ctx, double busy_since);
 /* Ticks per cycle now: the fastest recent burst, taking new ones where
  * they are old (about 0.2 ms every 10 ms, under 2 ms after a pause). */
 double xray__clock_now(struct xray__clock *c);
