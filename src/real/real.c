@@ -401,13 +401,13 @@ real_stream(xray_machine *base, size_t k, double bytes, int threads, double *hz)
                               n);
   xray__arenas_free(m->arena, 2);
   xray__arenas_free(m->duo, 2);
+  if (!m->nodes)
+    m->nodes = xray__real_one_node(cpu, n) ? 1 : 2;
   /* Bytes a tick, in cycles of the faster of the clocks just before and
    * just after the samples: the best sample is the one the core ran
    * fastest in, and where the clock stepped up while it ran (a boost
    * step, some per cent), the clock of the bursts before it alone would
    * count too few cycles, and more bytes a cycle than the core moves. */
-  if (!m->nodes)
-    m->nodes = xray__real_one_node(cpu, n) ? 1 : 2;
   before = xray__clock_now(&m->clock);
   per_tick = xray__real_stream(&m->stream, k, bytes, threads, cpu, n, m->nodes == 1, &m->team,
                                &m->nteam, base->tick_hz, base->error, sizeof base->error);

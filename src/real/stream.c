@@ -257,7 +257,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
   pthread_t *th;
   double best = NAN;
   size_t per;
-  int i, started = 0, s, all = ncpu > threads ? ncpu : threads;
+  int i, started = 0, s;
 
   memset(&t, 0, sizeof t);
   t.fn = set->fn[k];
@@ -287,7 +287,7 @@ xray__real_stream(const struct xray__stream_set *set, size_t k, double bytes, in
       free(th);
       return NAN;
     }
-    fill(&(*team)[0], per * (size_t) threads, cpu, all);
+    fill(&(*team)[0], per * (size_t) threads, cpu, ncpu);
   }
   for (i = 0; i < threads; i++) {
     mem[i].t = &t;
